@@ -1,0 +1,132 @@
+// Package cli is vigil's command line: one file per command, a shared
+// environment of injected streams, and one place that maps errors to exit
+// statuses.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"vigil/internal/verdict"
+)
+
+// IOStreams are the standard streams a command writes to, with whether each
+// is a terminal. Commands never touch os.Stdout directly.
+type IOStreams struct {
+	In          io.Reader
+	Out         io.Writer
+	ErrOut      io.Writer
+	IsStdoutTTY bool
+	IsStderrTTY bool
+}
+
+// Env is what every command gets: streams, the environment and the path of
+// the running vigil binary (used to re-execute itself, e.g. for the demo).
+type Env struct {
+	IO      *IOStreams
+	Getenv  func(string) string
+	SelfExe string
+}
+
+// UsageError is vigil being used wrongly: exit 2 with one line on stderr.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef builds a UsageError.
+func Usagef(format string, a ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, a...)}
+}
+
+// ExitError carries an exit status decided by a command (a verdict's status,
+// a benchmark below its baseline). Its message, if any, is already printed.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// NewRootCmd builds the vigil command tree.
+func NewRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "vigil",
+		Short: "Watch LLM inference servers start up and judge the startup",
+		Long: `vigil launches an LLM inference server (SGLang, vLLM, TensorRT-LLM,
+llama.cpp, TGI) or attaches to one, follows its startup phase by phase, and
+ends with a verdict: ready, failed (with a cause, evidence and a hint),
+stalled or timeout.
+
+Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(env.IO.Out)
+	root.SetErr(env.IO.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &UsageError{Err: err}
+	})
+	root.AddCommand(
+		newRunCmd(env),
+		newWatchCmd(env),
+		newDemoCmd(env),
+		newPlayCmd(env),
+		newSmokeCmd(env),
+		newBenchCmd(env),
+	)
+	return root
+}
+
+// Main runs vigil with args and returns the process exit status.
+func Main(ctx context.Context, args []string, env *Env) int {
+	root := NewRootCmd(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return exitCode(err, env.IO.ErrOut)
+}
+
+// exitCode is the one place where errors become exit statuses.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	fmt.Fprintln(stderr, "vigil: "+oneLine(err.Error()))
+	var usage *UsageError
+	if errors.As(err, &usage) || isCobraUsage(err) {
+		return verdict.ExitUsage
+	}
+	return 1
+}
+
+// isCobraUsage reports errors cobra raises for bad arguments or commands.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// DefaultEnv is the environment of the real process.
+func DefaultEnv(io *IOStreams) *Env {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return &Env{IO: io, Getenv: os.Getenv, SelfExe: exe}
+}
