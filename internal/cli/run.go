@@ -1,7 +1,231 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"vigil/internal/classify"
+	"vigil/internal/judge"
+	"vigil/internal/launch"
+	"vigil/internal/procstat"
+	"vigil/internal/render"
+	v "vigil/internal/verdict"
+)
+
+type runOptions struct {
+	judgeFlags
+	keep    bool
+	logFile string
+	grace   time.Duration
+}
 
 func newRunCmd(env *Env) *cobra.Command {
-	return &cobra.Command{Use: "run", RunE: func(*cobra.Command, []string) error { return Usagef("run: not built yet") }}
+	opts := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- COMMAND [ARG...]",
+		Short: "Launch a server and judge its startup",
+		Long: `Launch a server and judge its startup.
+
+The server's stdout and stderr go straight into a log file (its path is
+printed first), never through vigil, so the server does not depend on vigil.
+The server runs in its own session and process group. When it is ready,
+vigil exits 0 and the server keeps running. When it fails, stalls or times
+out, vigil collects the evidence and then stops the whole process group
+(SIGTERM, --grace, SIGKILL) unless --keep is given. Ctrl-C before the
+verdict stops the startup the same way; a second Ctrl-C kills at once.
+
+Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
+130 interrupted.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return Usagef("run: no COMMAND given (vigil run [flags] -- COMMAND [ARG...])")
+			}
+			return runRun(cmd.Context(), env, opts, args)
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	opts.register(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.keep, "keep", false, "do not stop the server when the startup fails, stalls or times out")
+	cmd.Flags().StringVar(&opts.logFile, "log-file", "", "where the server's output goes (default: a new file under $XDG_STATE_HOME/vigil/logs)")
+	cmd.Flags().DurationVar(&opts.grace, "grace", 10*time.Second, "how long the server may take to exit after SIGTERM before SIGKILL")
+	return cmd
+}
+
+func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	if _, err := lookPath(argv[0]); err != nil {
+		return Usagef("%s: command not found", argv[0])
+	}
+	kind := opts.kind()
+	if kind == "" {
+		kind = classify.DetectCommand(argv)
+	}
+	base, guessed := opts.url, false
+	if base == "" {
+		base, guessed = guessURL(kind, argv), true
+	} else {
+		base, _ = parseBaseURL(base)
+	}
+	logPath, logFile, offset, err := openLog(env, opts.logFile, kind)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+
+	start := time.Now()
+	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile})
+	if err != nil {
+		if errors.Is(err, launch.ErrNotFound) {
+			return Usagef("%s: command not found", argv[0])
+		}
+		return Usagef("%v", err)
+	}
+	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: base, Argv: argv, Start: start}
+	cfg := judge.Config{Server: kind, Argv: argv, StallAfter: opts.stallAfter, Timeout: opts.timeout, URLGuessed: guessed, Smoke: opts.smoke}
+	j := newJudging(env, &opts.judgeFlags, info, cfg)
+
+	// Ctrl-C or SIGTERM before the verdict stops the startup.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	interrupted := make(chan struct{})
+	killNow := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-ctx.Done():
+			return
+		}
+		close(interrupted)
+		cancel()
+		select {
+		case <-sigs:
+			close(killNow)
+		case <-time.After(time.Hour):
+		}
+	}()
+
+	var emitted atomic.Int64
+	emitted.Store(offset)
+	srcCtx, stopSources := context.WithCancel(ctx)
+	defer stopSources()
+	go j.followLog(srcCtx, logPath, offset, false, &emitted)
+	go j.probeHealth(srcCtx, base)
+	go j.sampleActivity(srcCtx, proc.Pid, procstat.DefaultHFHome(env.Getenv))
+	go func() {
+		<-proc.Done()
+		// Report the exit only once the follower has delivered what the
+		// server wrote before dying (bounded: a full disk must not hang us).
+		size := fileSize(logPath)
+		deadline := time.Now().Add(2 * time.Second)
+		for emitted.Load() < size-2 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if env.Getenv("VIGIL_DEBUG") != "" {
+			fmt.Fprintf(env.IO.ErrOut, "debug: size %d emitted %d\n", size, emitted.Load())
+		}
+		e := proc.Exit()
+		if e.Signal == "SIGKILL" {
+			e.OOMRecord = findOOMRecord(proc.Pid)
+		}
+		select {
+		case j.exit <- e:
+		case <-srcCtx.Done():
+		}
+	}()
+
+	res, err := j.run(ctx, base)
+	stopSources()
+	if err != nil {
+		select {
+		case <-interrupted:
+			j.renderer.Note(time.Now(), "interrupted: stopping the server (pid %d); Ctrl-C again to kill it now", proc.Pid)
+			proc.Stop(opts.grace, killNow)
+			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was stopped")
+			return &ExitError{Code: 130}
+		default:
+		}
+		return err
+	}
+	if res.Verdict != v.Ready && !opts.keep {
+		select {
+		case <-proc.Done():
+		default:
+			j.renderer.Note(time.Now(), "stopping the server's process group (pid %d)", proc.Pid)
+			proc.Stop(opts.grace, killNow)
+		}
+	}
+	j.renderer.End(res, j.status(time.Now()))
+	return verdictExit(res)
+}
+
+func verdictExit(res *judge.Result) error {
+	if code := res.Verdict.ExitCode(); code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// openLog opens (creating) the server's log file for appending and returns
+// the offset where this run's output starts.
+func openLog(env *Env, path, kind string) (string, *os.File, int64, error) {
+	if path == "" {
+		dir := defaultLogDir(env.Getenv)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, 0, Usagef("cannot create the log directory %s: %v", dir, err)
+		}
+		name := kind
+		if name == "" {
+			name = "server"
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%s-%d.log", name, time.Now().Format("20060102-150405"), os.Getpid()))
+	}
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		path = abs
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", nil, 0, Usagef("--log-file %s: %v", path, unwrapPathErr(err))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return "", nil, 0, Usagef("--log-file %s: %v", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return "", nil, 0, Usagef("--log-file %s: not a regular file", path)
+	}
+	return path, f, fi.Size(), nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }

@@ -1,0 +1,160 @@
+package classify
+
+import (
+	"regexp"
+
+	v "vigil/internal/verdict"
+)
+
+// benign lines look alarming but never fail a startup. They are checked
+// before any failure rule.
+var benign = []Matcher{
+	fold("can be ignored"),
+	fold("can be safely ignored"),
+	fold("you can ignore this"),
+	lit("Ignore import error when loading"),
+	lit("operation scheduled before its operands"),
+	lit("NCCL WARN"),
+	lit("NCCL INFO"),
+	lit("[Gloo]"),
+	lit("DeprecationWarning"),
+	lit("FutureWarning"),
+	lit("UserWarning"),
+	lit("RuntimeWarning"),
+	fold("is deprecated"),
+	re("arning", `^(?i:warning)\b`),
+	lit("Exception ignored in"),
+	lit("No available shared memory broadcast block found"),
+	lit("Skipping import of cpp extensions"),
+	lit("Unexpected error during package walk"),
+	lit("Custom allreduce is disabled"),
+	lit("does not have native support for FP8"),
+}
+
+// commonFailures are library-level errors that look the same whichever
+// server prints them (PyTorch, NCCL, CUDA, Hugging Face, Python itself).
+// Order matters: the first rule that matches a line wins, so specific rules
+// come before general ones (a CUDA out-of-memory error is gpu_oom, not cuda).
+var commonFailures = []FailureRule{
+	// gpu_oom
+	{ID: "torch.cuda_oom", Matcher: lit("CUDA out of memory"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
+		Hint: "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
+	{ID: "torch.oom_error", Matcher: lit("OutOfMemoryError"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
+		Hint: "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
+	{ID: "cuda.oom", Matcher: re("out of memory", `(?i)(cuda|cudaMalloc|gpu|device|cublas).*out of memory|out of memory.*(cuda|gpu|device)`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
+		Hint: "free GPU memory (nvidia-smi shows who holds it), lower the memory fraction or context size, or offload fewer layers to the GPU"},
+	{ID: "llamacpp.alloc", Matcher: re("allocate", `unable to allocate (CUDA|ROCm|Metal|Vulkan)\d* buffer|failed to allocate (CUDA|ROCm|Metal|Vulkan)`), Cause: v.GPUOOM, Title: "the GPU buffer could not be allocated",
+		Hint: "offload fewer layers (-ngl), lower the context (-c) or use a smaller quantization"},
+	{ID: "tgi.prefill_oom", Matcher: re("Not enough memory to handle", `Not enough memory to handle \d+ prefill tokens`), Cause: v.GPUOOM, Title: "not enough GPU memory for the prefill budget",
+		Hint: "decrease --max-batch-prefill-tokens or --max-total-tokens, or shard over more GPUs (--num-shard)"},
+	// host_oom
+	{ID: "sys.killed", Matcher: re("Killed", `^Killed$|^(?:.*: )?(?:line \d+: )?\s*\d+ Killed\b|^Killed process`), Cause: v.HostOOM, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
+		Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`, load weights with fewer threads or less host staging, add swap or RAM, or run fewer servers per host"},
+	{ID: "mp.exitcode9", Matcher: re("-9", `(?i)exit ?code:? ?-9\b|exitcode: -9\b|\{[^}]*: -9\}|with signal 9\b|signal: 9 \(SIGKILL\)`), Cause: v.HostOOM, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
+		Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`, load weights with fewer threads or less host staging, add swap or RAM, or run fewer servers per host"},
+	// nccl
+	{ID: "torch.tcpstore_bind", Matcher: re("server socket has failed", `server socket has failed to (listen|bind)`), Cause: v.NCCL, Title: "the distributed rendezvous port is already taken",
+		Hint: "another job holds the rendezvous port: choose a free one (MASTER_PORT, --dist-init-addr, --nccl-port) or stop the leftover processes"},
+	{ID: "nccl.error", Matcher: lit("NCCL error"), Cause: v.NCCL, Title: "NCCL failed",
+		Hint: "run with NCCL_DEBUG=INFO; check that all GPUs are visible and healthy (nvidia-smi topo -m), that /dev/shm is large enough in containers (--shm-size, --ipc=host), and set NCCL_SOCKET_IFNAME to the right interface for multi-node"},
+	{ID: "nccl.result", Matcher: re("ncc", `nccl(UnhandledCudaError|SystemError|InternalError|RemoteError|InvalidUsage|InvalidArgument)`), Cause: v.NCCL, Title: "NCCL failed",
+		Hint: "run with NCCL_DEBUG=INFO; check /dev/shm size in containers, GPU visibility and NCCL_SOCKET_IFNAME"},
+	{ID: "torch.dist_backend", Matcher: re("Dist", `DistBackendError|DistNetworkError|DistStoreError`), Cause: v.NCCL, Title: "torch.distributed initialisation failed",
+		Hint: "check that every rank and node started and can reach --dist-init-addr / MASTER_ADDR:MASTER_PORT; set NCCL_SOCKET_IFNAME; raise --dist-timeout if nodes start slowly"},
+	{ID: "nccl.watchdog", Matcher: lit("Watchdog caught collective operation timeout"), Cause: v.NCCL, Title: "an NCCL collective timed out",
+		Hint: "a rank stopped participating: look for the rank that failed first, check the interconnect (NCCL_DEBUG=INFO) and NCCL_SOCKET_IFNAME"},
+	{ID: "nccl.failed_ops", Matcher: lit("Some NCCL operations have failed or timed out"), Cause: v.NCCL, Title: "NCCL operations failed or timed out",
+		Hint: "look for the rank that failed first; run with NCCL_DEBUG=INFO"},
+	{ID: "torch.rendezvous", Matcher: re("endezvous", `RendezvousTimeoutError|Timed out initializing process group|RendezvousConnectionError`), Cause: v.NCCL, Title: "distributed rendezvous failed",
+		Hint: "check that every node started and can reach the rendezvous address and port"},
+	// kernel_build (before cuda and dependency: a failed JIT build is the root)
+	{ID: "jit.ninja", Matcher: re("inja", `Ninja build failed|ninja: build stopped|Command '\['ninja'`), Cause: v.KernelBuild, Title: "a kernel failed to compile (ninja)",
+		Hint: "check the compiler output above; make sure nvcc and the CUDA headers match the installed torch, or use prebuilt kernels (FlashInfer JIT cache, sgl-kernel wheels) for this GPU"},
+	{ID: "jit.no_cc", Matcher: lit("Failed to find C compiler"), Cause: v.KernelBuild, Title: "no C compiler for Triton's runtime build",
+		Hint: "install gcc in the image or set CC; or start with --enforce-eager to skip torch.compile"},
+	{ID: "jit.triton", Matcher: re("Error", `triton\.compiler\.errors\.\w+|CompilationError`), Cause: v.KernelBuild, Title: "a Triton kernel failed to compile",
+		Hint: "check the Triton version against torch; clear ~/.triton/cache; try --enforce-eager (vLLM) or --disable-cuda-graph / another attention backend"},
+	{ID: "jit.nvcc", Matcher: re("nvcc", `nvcc (fatal|error)|nvcc: not found`), Cause: v.KernelBuild, Title: "nvcc failed",
+		Hint: "install the CUDA toolkit matching torch (CUDA_HOME), or use prebuilt kernels"},
+	{ID: "jit.cc", Matcher: re("fatal error", `(gcc|g\+\+|cc1plus|c\+\+): fatal error|fatal error: [\w./]+\.h: No such file`), Cause: v.KernelBuild, Title: "a kernel build failed in the C/C++ compiler",
+		Hint: "install the missing headers (python3-dev, the CUDA toolkit) in the image"},
+	{ID: "jit.extension", Matcher: re("xtension", `Error building extension|JIT compilation failed`), Cause: v.KernelBuild, Title: "building a JIT extension failed",
+		Hint: "check the compiler output above; use prebuilt kernels for this GPU and CUDA version"},
+	{ID: "torch.backend_compiler", Matcher: re("BackendCompilerFailed", `BackendCompilerFailed|InductorError`), Cause: v.KernelBuild, Title: "torch.compile failed to build kernels",
+		Hint: "start once with --enforce-eager (vLLM) or without --enable-torch-compile (SGLang) to confirm; clear the torch.compile and Triton caches"},
+	// cuda
+	{ID: "cuda.no_kernel_image", Matcher: lit("no kernel image is available"), Cause: v.CUDA, Title: "the kernels were not built for this GPU",
+		Hint: "this GPU's architecture (sm_XX) is missing from the installed torch / kernel wheels: install builds for it (e.g. CUDA 12.8+ wheels for Blackwell) or set TORCH_CUDA_ARCH_LIST and rebuild"},
+	{ID: "cuda.illegal_access", Matcher: re("illegal", `illegal memory access|illegal instruction was encountered|misaligned address`), Cause: v.CUDA, Title: "a CUDA kernel crashed",
+		Hint: "rerun with CUDA_LAUNCH_BLOCKING=1 to find the kernel; try another attention backend or disable CUDA graphs to isolate it"},
+	{ID: "cuda.device_assert", Matcher: lit("device-side assert triggered"), Cause: v.CUDA, Title: "a CUDA device-side assert fired",
+		Hint: "rerun with CUDA_LAUNCH_BLOCKING=1; often an out-of-range token id or a wrong vocabulary size"},
+	{ID: "cuda.driver", Matcher: re("driver", `(?i)driver version is insufficient|NVIDIA driver on your system is too old|Found no NVIDIA driver|driver/library version mismatch`), Cause: v.CUDA, Title: "the NVIDIA driver does not fit the CUDA runtime",
+		Hint: "upgrade the driver or install a torch build for an older CUDA; in containers check the host driver and the NVIDIA container toolkit"},
+	{ID: "cuda.no_gpu", Matcher: re("GPU", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
+		Hint: "check CUDA_VISIBLE_DEVICES, the container's --gpus flag and nvidia-smi"},
+	{ID: "cuda.launch_failure", Matcher: lit("unspecified launch failure"), Cause: v.CUDA, Title: "a CUDA kernel launch failed",
+		Hint: "check dmesg for Xid errors and the GPU's health (nvidia-smi -q); rerun with CUDA_LAUNCH_BLOCKING=1"},
+	{ID: "cuda.blas", Matcher: re("_STATUS_", `CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|cuBLAS error|cuDNN error`), Cause: v.CUDA, Title: "a cuBLAS/cuDNN call failed",
+		Hint: "check that the torch build supports this GPU and dtype; rerun with CUDA_LAUNCH_BLOCKING=1"},
+	{ID: "cuda.error", Matcher: re("CUDA", `CUDA error|CUDA runtime error|CUDA driver error|cudaError\w+|CUDA_ERROR_\w+`), Cause: v.CUDA, Title: "a CUDA error",
+		Hint: "rerun with CUDA_LAUNCH_BLOCKING=1 to locate it; check dmesg for Xid errors"},
+	// port_in_use
+	{ID: "net.bind", Matcher: re("ddr", `(?i)address already in use|EADDRINUSE|AddrInUse`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
+		Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :PORT'` and stop it, or choose another --port"},
+	{ID: "net.errno98", Matcher: lit("[Errno 98]"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
+		Hint: "another process listens on the port: find it with `ss -ltnp` and stop it, or choose another --port"},
+	// model_load
+	{ID: "hf.gated", Matcher: re("gated", `gated repo|Cannot access gated repo`), Cause: v.ModelLoad, Title: "the model is gated on the Hugging Face Hub",
+		Hint: "accept the model's licence on its Hub page and set HF_TOKEN for this server"},
+	{ID: "hf.auth", Matcher: re("Client Error", `(401|403) Client Error`), Cause: v.ModelLoad, Title: "the Hub refused access to the model",
+		Hint: "set HF_TOKEN with access to the repository"},
+	{ID: "hf.not_found", Matcher: re("not", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache`), Cause: v.ModelLoad, Title: "the model could not be found",
+		Hint: "check the model path or Hub id, the revision, and HF_HUB_OFFLINE / HF_HOME"},
+	{ID: "weights.missing", Matcher: re("model weights", `Cannot find any model weights|No model weights found`), Cause: v.ModelLoad, Title: "no weight files were found",
+		Hint: "the model directory has no *.safetensors / *.bin files in the expected format: check the path and --load-format"},
+	{ID: "safetensors.corrupt", Matcher: re("e", `HeaderTooLarge|Error while deserializing header|MetadataIncompleteBuffer|InvalidHeaderDeserialization|SafetensorError|invalid load key`), Cause: v.ModelLoad, Title: "a weight file is corrupt or incomplete",
+		Hint: "a checkpoint file is truncated or a Git-LFS pointer: re-download it (huggingface-cli download --force-download) and check free disk space"},
+	{ID: "weights.unmapped", Matcher: re("e", `There is no module or parameter named|size mismatch for|unable to find tensor|missing tensor|Unexpected key\(s\) in state_dict`), Cause: v.ModelLoad, Title: "the weights do not fit the model definition",
+		Hint: "the checkpoint does not match the architecture the server built (wrong files, wrong quantization, or a fine-tune with renamed tensors)"},
+	{ID: "llamacpp.load", Matcher: re("load", `error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file.*failed|invalid magic`), Cause: v.ModelLoad, Title: "the model file could not be loaded",
+		Hint: "the GGUF file is missing, truncated or not supported by this build: re-download it and check the build number"},
+	{ID: "hf.cant_load", Matcher: re("Can't load", `Can't load (the configuration|tokenizer|the model|config)`), Cause: v.ModelLoad, Title: "the model's files could not be loaded",
+		Hint: "check the model path and that config.json / tokenizer files exist"},
+	{ID: "fs.model_missing", Matcher: re("No such file", `No such file or directory.*(config\.json|\.safetensors|\.gguf|tokenizer|\.bin|model)`), Cause: v.ModelLoad, Title: "a model file is missing",
+		Hint: "check the model path and that the files were fully downloaded"},
+	// config
+	{ID: "argparse.error", Matcher: re("error: ", `^(?:usage: )?[\w./ -]+: error: (unrecognized arguments|argument |the following arguments are required|invalid choice|ambiguous option)`), Cause: v.Config, Fatal: true, Title: "invalid command-line arguments",
+		Hint: "the flag is not known to this server version: check `--help` of the installed version and the flag's spelling"},
+	{ID: "click.error", Matcher: re("Error: ", `^Error: (No such option|Invalid value for|Missing argument|Got unexpected extra argument)`), Cause: v.Config, Title: "invalid command-line arguments",
+		Hint: "check the flags against `--help` of the installed version"},
+	{ID: "ctx.too_long", Matcher: re("is greater than the derived", `is greater than the derived (context_length|max_model_len)`), Cause: v.Config, Title: "the requested context length is above the model's limit",
+		Hint: "lower --context-length / --max-model-len to the model's limit, or set the documented override environment variable if you know the model supports it"},
+	{ID: "quant.unknown", Matcher: re("quantization", `Unknown quantization method|is not supported for quantization method|quantization method .* is not supported for the current GPU|Cannot find any of .* in the model's quantization config`), Cause: v.Config, Title: "the quantization is not supported here",
+		Hint: "choose a quantization this server and GPU support (check its docs for the compute capability needed), or a different checkpoint"},
+	{ID: "arch.unsupported", Matcher: re("architectures", `Model architectures .* (are not supported|failed to be inspected)`), Cause: v.Config, Title: "the model architecture is not supported by this version",
+		Hint: "upgrade the server, or pass --trust-remote-code / the Transformers backend if it supports this model"},
+	{ID: "hf.remote_code", Matcher: re("trust_remote_code", `requires you to execute the (configuration|modeling) file|Please pass the argument .trust_remote_code=True|set the option .trust_remote_code=True`), Cause: v.Config, Title: "the model needs --trust-remote-code",
+		Hint: "add --trust-remote-code if you trust the repository's code"},
+	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Title: "the configuration failed validation",
+		Hint: "read the field named in the validation error and fix that flag"},
+	// dependency
+	{ID: "py.version_check", Matcher: re("version", `is installed with version .* (less|lower) than|Please reinstall the latest version|requires .*, but you have|version mismatch`), Cause: v.Dependency, Title: "an installed package has the wrong version",
+		Hint: "install the package versions this server release pins (pip install -U / reinstall in a fresh environment)"},
+	{ID: "so.undefined_symbol", Matcher: lit("undefined symbol"), Cause: v.Dependency, Title: "a compiled extension does not match the installed libraries",
+		Hint: "the extension was built against another torch/CUDA: reinstall the server package (or rebuild it) against the installed torch"},
+	{ID: "so.missing", Matcher: re("shared object", `cannot open shared object file|GLIBC\S* not found|GLIBCXX\S* not found`), Cause: v.Dependency, Title: "a shared library is missing",
+		Hint: "install the missing library (CUDA runtime, libnccl, libstdc++) or fix LD_LIBRARY_PATH"},
+	{ID: "py.import", Matcher: re("Error", `(^|\s)(ImportError|ModuleNotFoundError)\b|No module named`), Cause: v.Dependency, Title: "a Python module could not be imported",
+		Hint: "install the missing package (or the matching version) in the server's environment"},
+	// crash
+	{ID: "sys.segfault", Matcher: re("ault", `Segmentation fault|SIGSEGV|Bus error|core dumped`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
+		Hint: "a native extension crashed: check versions of torch, the CUDA driver and the server's kernels; `dmesg` may show the faulting library"},
+	{ID: "sys.abort", Matcher: re("a", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid`), Cause: v.Crash, Title: "a server process aborted",
+		Hint: "a native component aborted: the lines above it usually name it; check versions and the GPU's health"},
+}
+
+// exceptionRe matches the final line of a Python traceback:
+// "RuntimeError: ...", "torch._dynamo.exc.BackendCompilerFailed: ...",
+// "KeyError: 'x'", "AssertionError".
+var exceptionRe = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Failed)(?::|$)`)

@@ -1,0 +1,243 @@
+package classify
+
+import (
+	v "vigil/internal/verdict"
+)
+
+// Profile is what vigil knows about one server kind.
+type Profile struct {
+	Name        string
+	DefaultPort int
+	// HealthPath is the endpoint whose 200 means the server serves.
+	HealthPath string
+	// Order is the order in which the server passes through phases.
+	Order []v.Phase
+	// Phases are phase markers; the first match wins.
+	Phases []PhaseRule
+	// ProgressPhases map a progress bar's description to a phase.
+	ProgressPhases []PhaseRule
+	// Failures are this server's own failure lines, checked before the
+	// common library-level rules.
+	Failures []FailureRule
+	// Ready lines say the server finished starting.
+	Ready []Matcher
+	// ReadyNeedsLine: a health 200 alone is not readiness (SGLang answers
+	// 200 before its warmup on older versions, and /v1/models always).
+	ReadyNeedsLine bool
+	// Detect are literals that identify the server in its log.
+	Detect []string
+}
+
+var sglang = &Profile{
+	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true,
+	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Serving, v.Warmup, v.PhaseReady},
+	Phases: []PhaseRule{
+		{Matcher: lit("server_args=ServerArgs("), Phase: v.Init},
+		{Matcher: lit("Attention backend not"), Phase: v.Init},
+		{Matcher: lit("chat template"), Phase: v.Init},
+		{Matcher: re("Init ", `^Init (torch distributed|nccl) (begin|ends)`), Phase: v.Distributed},
+		{Matcher: lit("Load weight begin"), Phase: v.Weights},
+		{Matcher: lit("Using model weights format"), Phase: v.Weights},
+		{Matcher: lit("Found local HF snapshot"), Phase: v.Weights},
+		{Matcher: lit("Load weight end"), Phase: v.KVCache},
+		{Matcher: lit("KV Cache is allocated"), Phase: v.KVCache},
+		{Matcher: lit("Memory pool end"), Phase: v.KVCache},
+		{Matcher: lit("DeepGEMM JIT"), Phase: v.Compile},
+		{Matcher: lit("Running FlashInfer autotune"), Phase: v.Compile},
+		{Matcher: re("Compiling a graph", `^Compiling a graph for`), Phase: v.Compile},
+		{Matcher: re("Capture", `^Capture .*(?i:cuda|cpu|npu|xpu|piecewise) graph (begin|bs)`), Phase: v.CUDAGraph},
+		{Matcher: re("Uvicorn running on", `Uvicorn running on`), Phase: v.Serving},
+		{Matcher: lit("Started server process"), Phase: v.Serving},
+		{Matcher: lit("Application startup complete"), Phase: v.Serving},
+		{Matcher: lit("Starting embedded Granian"), Phase: v.Serving},
+		{Matcher: re("HTTP", `"(GET /(get_)?model_info|POST /generate|POST /v1/chat/completions|POST /encode) HTTP`), Phase: v.Warmup},
+		{Matcher: re("Prefill batch", `^Prefill batch[ .,\[]`), Phase: v.Warmup},
+		{Matcher: lit("disaggregation warmup"), Phase: v.Warmup},
+	},
+	ProgressPhases: []PhaseRule{
+		{Matcher: fold("shards"), Phase: v.Weights},
+		{Matcher: fold("loader"), Phase: v.Weights},
+		{Matcher: fold("model streamer"), Phase: v.Weights},
+		{Matcher: lit("DeepGEMM"), Phase: v.Compile},
+		{Matcher: lit("Compiling num tokens"), Phase: v.Compile},
+		{Matcher: fold("capturing"), Phase: v.CUDAGraph},
+	},
+	Failures: []FailureRule{
+		{ID: "sglang.kv_pool", Matcher: re("memory", `Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small to serve any requests`), Cause: v.GPUOOM, Title: "not enough GPU memory left for the KV cache",
+			Hint: "raise --mem-fraction-static{flag:--mem-fraction-static} (the share of GPU memory for weights + KV cache), or lower --max-running-requests / --context-length; with speculative decoding the draft model's weights count too"},
+		{ID: "sglang.graph_oom", Matcher: re("graph failed", `Capture .*graph failed: .*(out of memory|OutOfMemory)`), Cause: v.GPUOOM, Title: "out of GPU memory while capturing CUDA graphs",
+			Hint: "lower --mem-fraction-static or --cuda-graph-max-bs, or disable CUDA graphs for the largest batch sizes"},
+		{ID: "sglang.scheduler_died", Matcher: re("died during initialization", `scheduler died during initialization \(exit code: -?\d+\)`), Cause: "", Fatal: true, Title: "a scheduler process died during initialization"},
+		{ID: "sglang.scheduler_dead", Matcher: re("scheduler is dead", `Rank \d+ scheduler is dead`), Fatal: true, Title: "a scheduler process died"},
+		{ID: "sglang.subprocess_crashed", Matcher: re("crashed with exit code", `^Subprocess \S+ \(pid=\d+\) crashed with exit code`), Fatal: true, Title: "a server subprocess crashed"},
+		{ID: "sglang.child_exception", Matcher: re("hit an exception", `(Scheduler|DetokenizerManager|DataParallelController|TokenizerManager|TokenizerWorker) hit an exception`), Fatal: true, Title: "a server process raised an exception"},
+		{ID: "sglang.sigquit", Matcher: re("igquit", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, Title: "a child process failed and the launcher is killing the server"},
+		{ID: "sglang.init_failed", Matcher: re("Initialization failed", `^Initialization failed\.`), Fatal: true, Title: "initialization failed"},
+		{ID: "sglang.watchdog", Matcher: re("atchdog timeout", `[Ww]atchdog timeout \(`), Fatal: true, Title: "SGLang's watchdog found a stuck scheduler"},
+		{ID: "sglang.port_check", Matcher: re("is not available in", `Port is already in use|at \d+ is not available in \d+ seconds`), Cause: v.PortInUse, Fatal: true, Title: "a port SGLang needs is already taken",
+			Hint: "another process holds the port: stop it or choose other ports (--port, --nccl-port, --dist-init-addr)"},
+	},
+	Ready:  []Matcher{lit("The server is fired up and ready to roll!")},
+	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt"},
+}
+
+var vllm = &Profile{
+	Name: "vllm", DefaultPort: 8000, HealthPath: "/health",
+	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Compile, v.KVCache, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
+	Phases: []PhaseRule{
+		{Matcher: re("ersion", `vLLM (API )?server version`), Phase: v.Launch},
+		{Matcher: lit("non-default args:"), Phase: v.Init},
+		{Matcher: lit("args: Namespace("), Phase: v.Init},
+		{Matcher: lit("Resolved architecture"), Phase: v.Init},
+		{Matcher: re("LLM engine", `^Initializing an? (V[01] )?LLM engine`), Phase: v.Init},
+		{Matcher: lit("This model supports multiple tasks"), Phase: v.Init},
+		{Matcher: re("world_size=", `world_size=\d+ rank=\d+`), Phase: v.Distributed},
+		{Matcher: lit("vLLM is using nccl=="), Phase: v.Distributed},
+		{Matcher: lit("Found nccl from library"), Phase: v.Distributed},
+		{Matcher: re("is assigned as", `in world size \d+ is assigned as`), Phase: v.Distributed},
+		{Matcher: lit("Starting to load model"), Phase: v.Weights},
+		{Matcher: lit("Loading model from scratch"), Phase: v.Weights},
+		{Matcher: lit("Using model weights format"), Phase: v.Weights},
+		{Matcher: lit("Time spent downloading weights"), Phase: v.Weights},
+		{Matcher: lit("Filesystem type for checkpoints"), Phase: v.Weights},
+		{Matcher: lit("Loading weights took"), Phase: v.Weights},
+		{Matcher: re("Model loading took", `^(Model loading took|Loading model weights took)`), Phase: v.Compile},
+		{Matcher: lit("for vLLM's torch.compile"), Phase: v.Compile},
+		{Matcher: lit("Dynamo bytecode transform time"), Phase: v.Compile},
+		{Matcher: re("compile", `^Compiling a graph for|^Directly load the compiled graph|^torch\.compile (takes|took)|^Cache the graph`), Phase: v.Compile},
+		{Matcher: re("KV cache", `^Available KV cache memory|^GPU KV cache size|^Maximum concurrency for`), Phase: v.KVCache},
+		{Matcher: re("blocks", `^# (GPU|CUDA|\w+) blocks:`), Phase: v.KVCache},
+		{Matcher: lit("Memory profiling takes"), Phase: v.KVCache},
+		{Matcher: re("CUDA graph memory", `^(Profiling|Estimated) CUDA graph memory`), Phase: v.KVCache},
+		{Matcher: re("aptur", `^Capturing cudagraphs|^Capturing CUDA graph|^Graph capturing finished`), Phase: v.CUDAGraph},
+		{Matcher: re("arm", `^Warming up FlashInfer|FlashInfer autotune|^Compile and warming up model`), Phase: v.Warmup},
+		{Matcher: lit("init engine (profile, create kv cache, warmup model) took"), Phase: v.Warmup},
+		{Matcher: re("Starting vLLM", `^Starting vLLM (API )?server`), Phase: v.Serving},
+		{Matcher: re("upported", `^Supported[_ ]tasks`), Phase: v.Serving},
+		{Matcher: lit("Available routes are"), Phase: v.Serving},
+		{Matcher: lit("Started server process"), Phase: v.Serving},
+		{Matcher: lit("Application startup complete"), Phase: v.Serving},
+	},
+	ProgressPhases: []PhaseRule{
+		{Matcher: fold("shards"), Phase: v.Weights},
+		{Matcher: fold("loader"), Phase: v.Weights},
+		{Matcher: fold("model streamer"), Phase: v.Weights},
+		{Matcher: lit("DeepGEMM"), Phase: v.Warmup},
+		{Matcher: fold("capturing"), Phase: v.CUDAGraph},
+	},
+	Failures: []FailureRule{
+		{ID: "vllm.kv_blocks", Matcher: re("memory", `No available memory for the cache blocks|is less than desired GPU memory utilization`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
+			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
+		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
+			Hint: "lower --max-model-len{flag:--max-model-len} to the estimate in the message, or raise --gpu-memory-utilization{flag:--gpu-memory-utilization}"},
+		{ID: "vllm.profiling", Matcher: lit("Error in memory profiling"), Cause: v.GPUOOM, Title: "GPU memory changed under vLLM while it was profiling",
+			Hint: "another process on the GPU released or took memory during startup: run the server alone on its GPUs"},
+		{ID: "vllm.engine_failed_9", Matcher: re("Failed core proc", `Failed core proc\(s\): \{[^}]*-9\}`), Cause: v.HostOOM, Fatal: true, Title: "the engine process was killed (SIGKILL), most likely by the kernel's OOM killer",
+			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; lower host memory use (fewer API servers, smaller swap space --swap-space, no CPU offload)"},
+		{ID: "vllm.engine_failed", Matcher: re("ailed", `EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error`), Fatal: true, Title: "the engine failed to start"},
+		{ID: "vllm.engine_exception", Matcher: re("xception", `EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a fatal error|EngineCore encountered an issue`), Fatal: true, Title: "the engine raised an exception"},
+		{ID: "vllm.fatal_signal", Matcher: lit("Got fatal signal from worker processes"), Fatal: true, Title: "a worker failed and the engine is shutting down"},
+		{ID: "vllm.died", Matcher: re("died", `died unexpectedly|died with exit code`), Fatal: true, Title: "a server process died"},
+		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
+			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
+	},
+	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints"},
+}
+
+var trtllm = &Profile{
+	Name: "trtllm", DefaultPort: 8000, HealthPath: "/health",
+	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
+	Phases: []PhaseRule{
+		{Matcher: fold("llm args"), Phase: v.Init},
+		{Matcher: fold("llmargs"), Phase: v.Init},
+		{Matcher: re("PyTorch backend", `(?i)using llm with pytorch backend|backend: pytorch`), Phase: v.Init},
+		{Matcher: fold("mpi"), Phase: v.Distributed},
+		{Matcher: fold("nccl"), Phase: v.Distributed},
+		{Matcher: re("oad", `(?i)loading (model|weights|checkpoint)|load weights|weights loaded|Loading engine`), Phase: v.Weights},
+		{Matcher: re("ache", `(?i)kv cache|paged kv cache|blocks in KV cache`), Phase: v.KVCache},
+		{Matcher: fold("autotun"), Phase: v.Compile},
+		{Matcher: fold("cuda graph"), Phase: v.CUDAGraph},
+		{Matcher: fold("warm"), Phase: v.Warmup},
+		{Matcher: lit("Started server process"), Phase: v.Serving},
+		{Matcher: lit("Application startup complete"), Phase: v.Serving},
+	},
+	ProgressPhases: []PhaseRule{
+		{Matcher: fold("load"), Phase: v.Weights},
+		{Matcher: fold("captur"), Phase: v.CUDAGraph},
+	},
+	Failures: []FailureRule{
+		{ID: "trtllm.bind", Matcher: lit("Failed to bind socket to"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
+			Hint: "another process listens on the port: stop it or choose another --port"},
+		{ID: "trtllm.kv_oom", Matcher: re("ache", `(?i)not enough (gpu )?memory.*kv cache|kv cache.*(out of memory|insufficient)`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
+			Hint: "reduce --max_batch_size, --max_num_tokens or --max_seq_len, lower --free_gpu_memory_fraction only if other processes need the GPU, or add GPUs"},
+	},
+	Detect: []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm"},
+}
+
+var llamacpp = &Profile{
+	Name: "llamacpp", DefaultPort: 8080, HealthPath: "/health",
+	Order: []v.Phase{v.Launch, v.Init, v.Serving, v.Weights, v.KVCache, v.Warmup, v.PhaseReady},
+	Phases: []PhaseRule{
+		{Matcher: re("ystem", `^system[ _]info:`), Phase: v.Init},
+		{Matcher: re("HTTP server", `^main: HTTP server is listening|HTTP server listening|binding port with default address family`), Phase: v.Serving},
+		{Matcher: re("oad", `^main: loading model|load_model: loading model|^llama_model_load|^llama_model_loader:|^load_tensors:|^print_info:|^common_download_file`), Phase: v.Weights},
+		{Matcher: re("l", `^clip_model_loader:|^clip_ctx:|^load_hparams:|^mtmd_init|^clip_init`), Phase: v.Weights, Back: true},
+		{Matcher: re("llama_", `^llama_context:|^llama_kv_cache|^llama_new_context_with_model`), Phase: v.KVCache},
+		{Matcher: lit("warming up the model"), Phase: v.Warmup},
+	},
+	Failures: []FailureRule{
+		{ID: "llamacpp.bind", Matcher: lit("couldn't bind HTTP server socket"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
+			Hint: "another process listens on the port: stop it or choose another --port"},
+		{ID: "llamacpp.load_exit", Matcher: lit("exiting due to model loading error"), Cause: v.ModelLoad, Fatal: true, Title: "the model could not be loaded",
+			Hint: "read the loader's error above: a missing, truncated or unsupported GGUF file (re-download it), or a build too old for the model"},
+		{ID: "llamacpp.http_exit", Matcher: lit("exiting due to HTTP server error"), Fatal: true, Title: "the HTTP server failed to start"},
+	},
+	Ready:  []Matcher{re("main: ", `^main: (server is listening on|model loaded)`), lit("all slots are idle"), re("model loaded", `^INFO \[\s*main\] model loaded`)},
+	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init"},
+}
+
+var tgi = &Profile{
+	Name: "tgi", DefaultPort: 3000, HealthPath: "/health",
+	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
+	Phases: []PhaseRule{
+		{Matcher: re("Args {", `^Args \{`), Phase: v.Init},
+		{Matcher: re("ownload", `Starting download process|Starting check and download process|Files are already present|Successfully downloaded weights|Download file:`), Phase: v.Weights},
+		{Matcher: re("hard", `^Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://`), Phase: v.Weights},
+		{Matcher: re("Webserver", `^Starting Webserver|Using backend`), Phase: v.Serving},
+		{Matcher: re("arm", `^Warming up model|Setting max batch total tokens`), Phase: v.Warmup},
+	},
+	Failures: []FailureRule{
+		{ID: "tgi.shard_failed", Matcher: re("Shard", `Shard \d+ failed to start|Shard \d+ crashed|Shard complete standard error output`), Fatal: true, Title: "a shard failed to start"},
+		{ID: "tgi.signaled", Matcher: re("signal", `Shard process was signaled to shutdown with signal 9\b`), Cause: v.HostOOM, Fatal: true, Title: "a shard was killed (SIGKILL), most likely by the kernel's OOM killer",
+			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`"},
+		{ID: "tgi.download", Matcher: lit("Download encountered an error"), Cause: v.ModelLoad, Fatal: true, Title: "downloading the weights failed",
+			Hint: "check the model id, HF_TOKEN for gated models, network access to the Hub and free disk space"},
+		{ID: "tgi.args", Matcher: re("ArgumentValidation", `ArgumentValidation|NotEnoughCUDADevices`), Cause: v.Config, Fatal: true, Title: "invalid launcher arguments",
+			Hint: "read the validation message: token limits must satisfy max-input-tokens < max-total-tokens <= max-batch-prefill-tokens..."},
+		{ID: "tgi.webserver", Matcher: re("ebserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
+		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Title: "the launcher gave up"},
+	},
+	Ready:  []Matcher{re("Connected", `^Connected$`)},
+	Detect: []string{"text_generation_launcher", "text_generation_router", "text-generation-launcher"},
+}
+
+// generic is used while the server kind is unknown: only the library-level
+// failures and nothing server-specific.
+var generic = &Profile{
+	Name: "", HealthPath: "/health",
+	Order: v.Phases,
+}
+
+// Profiles are the known server kinds by name.
+var Profiles = map[string]*Profile{
+	"sglang": sglang, "vllm": vllm, "trtllm": trtllm, "llamacpp": llamacpp, "tgi": tgi,
+}
+
+// Lookup returns the profile for a server kind; "" or unknown names give
+// the generic profile.
+func Lookup(name string) *Profile {
+	if p, ok := Profiles[name]; ok {
+		return p
+	}
+	return generic
+}

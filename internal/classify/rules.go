@@ -1,0 +1,133 @@
+// Package classify recognises what an LLM inference server's log lines mean:
+// which startup phase a line marks, how far a progress bar has got, whether a
+// line is a failure (and of which cause), a benign look-alike, or the ready
+// signal. The knowledge lives in per-server profiles that are plain data.
+//
+// Every rule has a required literal that is checked with strings.Contains
+// before its regular expression runs, so classifying a line costs a few
+// substring scans; one big alternation would be about 100 times slower.
+package classify
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"vigil/internal/verdict"
+)
+
+// Matcher matches a line: Lit must occur in the message, then Re (if set)
+// must match it.
+type Matcher struct {
+	Lit string
+	Re  *regexp.Regexp
+	// Fold makes the literal test case-insensitive (Lit must be lower case).
+	Fold bool
+}
+
+func (m *Matcher) match(msg, lower string) bool {
+	if m.Fold {
+		if !strings.Contains(lower, m.Lit) {
+			return false
+		}
+	} else if !strings.Contains(msg, m.Lit) {
+		return false
+	}
+	return m.Re == nil || m.Re.MatchString(msg)
+}
+
+// PhaseRule marks the start of a phase.
+type PhaseRule struct {
+	Matcher
+	Phase verdict.Phase
+	// Back lets this marker move the phase backwards (llama.cpp loads the
+	// multimodal projector after warming up the text model).
+	Back bool
+}
+
+// FailureRule recognises a line that explains, or announces, a failure.
+type FailureRule struct {
+	// ID is a stable name for the rule, e.g. "sglang.kv_pool".
+	ID string
+	Matcher
+	// Cause is what the line proves. Empty for echoes such as "Received
+	// sigquit from a child process", which announce a failure whose cause
+	// is printed elsewhere.
+	Cause verdict.Cause
+	// Fatal means the line alone says the startup is over; vigil decides
+	// once the rest of the failure's output has arrived. Other failure
+	// lines are remembered and decide when the process dies.
+	Fatal bool
+	// Title is a short description used in the verdict's summary.
+	Title string
+	// Hint is what to do about it. "{flag:--x}" is replaced by " (now V)"
+	// when the command line sets --x to V.
+	Hint string
+}
+
+// Rule literal constructors keep the profile tables short.
+func lit(s string) Matcher { return Matcher{Lit: s} }
+func re(litStr, expr string) Matcher {
+	return Matcher{Lit: litStr, Re: regexp.MustCompile(expr)}
+}
+func fold(s string) Matcher { return Matcher{Lit: s, Fold: true} }
+
+// Progress is the state of a tqdm-style progress bar.
+type Progress struct {
+	Desc    string
+	Percent int
+	Done    int
+	Total   int
+	// Rate is items per second, when the bar shows it.
+	Rate float64
+	// ETA is the remaining time the bar itself estimates ("00:13"), or "".
+	ETA string
+}
+
+var (
+	// tqdm: "DESC: 42%|████▏     | 22/52 [00:03<00:04, 7.10it/s]" and the
+	// custom bar_format of SGLang and vLLM: "DESC: 50% Completed | 2/4 [...]".
+	tqdmRe = regexp.MustCompile(`^(.*?):?\s*(\d{1,3})%\s*(?:Completed\s*)?\|[^|]*?\|?\s*(\d+)/(\d+)(?:\s*\[([^<\]]*)<([^,\]]*)(?:,\s*([\d.]+)\s*(it/s|s/it))?)?`)
+)
+
+// ParseProgress reads a tqdm-style bar from a message.
+func ParseProgress(msg string) (Progress, bool) {
+	if !strings.Contains(msg, "%") || !strings.Contains(msg, "/") {
+		return Progress{}, false
+	}
+	m := tqdmRe.FindStringSubmatch(msg)
+	if m == nil {
+		return Progress{}, false
+	}
+	p := Progress{Desc: strings.TrimSpace(m[1]), Percent: atoi(m[2]), Done: atoi(m[3]), Total: atoi(m[4]), ETA: strings.TrimSpace(m[6])}
+	if p.ETA == "?" {
+		p.ETA = ""
+	}
+	if m[7] != "" {
+		r := atof(m[7])
+		if m[8] == "s/it" && r > 0 {
+			r = 1 / r
+		}
+		p.Rate = r
+	}
+	if p.Total <= 0 || p.Done > p.Total || p.Percent > 100 {
+		return Progress{}, false
+	}
+	return p, true
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func atof(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0
+	}
+	return f
+}

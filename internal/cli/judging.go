@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"vigil/internal/classify"
+	"vigil/internal/follow"
+	"vigil/internal/health"
+	"vigil/internal/judge"
+	"vigil/internal/logline"
+	"vigil/internal/procstat"
+	"vigil/internal/render"
+	"vigil/internal/session"
+)
+
+// Defaults for the time windows when none are given. A 5-minute stall
+// window is safe because vigil also counts CPU, disk and download activity
+// as progress, so a long silent step that works is not a stall.
+const (
+	defaultTimeout    = 60 * time.Minute
+	defaultStallAfter = 5 * time.Minute
+)
+
+// judgeFlags are the flags every judging command takes.
+type judgeFlags struct {
+	url        string
+	server     string
+	timeout    time.Duration
+	stallAfter time.Duration
+	smoke      bool
+	json       bool
+}
+
+func (f *judgeFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.url, "url", "", "the server's base URL (default: --host/--port in COMMAND, else the server kind's default port on 127.0.0.1)")
+	fs.StringVar(&f.server, "server", "auto", "server kind: sglang, vllm, trtllm, llamacpp, tgi or auto")
+	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "the whole startup's budget")
+	fs.DurationVar(&f.stallAfter, "stall-after", defaultStallAfter, "how long without any sign of progress (log, CPU, disk, download) counts as stalled")
+	fs.BoolVar(&f.smoke, "smoke", false, "once ready, send one real generation request and judge its answer")
+	fs.BoolVar(&f.json, "json", false, "print NDJSON events on stdout (human output goes to stderr)")
+}
+
+func (f *judgeFlags) validate() error {
+	if f.server != "auto" {
+		if _, ok := classify.Profiles[f.server]; !ok {
+			return Usagef("--server %q: want one of sglang, vllm, trtllm, llamacpp, tgi, auto", f.server)
+		}
+	}
+	if f.timeout <= 0 {
+		return Usagef("--timeout must be positive, got %s", f.timeout)
+	}
+	if f.stallAfter <= 0 {
+		return Usagef("--stall-after must be positive, got %s", f.stallAfter)
+	}
+	if f.url != "" {
+		if _, err := parseBaseURL(f.url); err != nil {
+			return Usagef("--url %q: %v", f.url, err)
+		}
+	}
+	return nil
+}
+
+func (f *judgeFlags) kind() string {
+	if f.server == "auto" {
+		return ""
+	}
+	return f.server
+}
+
+// parseBaseURL accepts http(s)://host[:port][/prefix].
+func parseBaseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("not a URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("want an http:// or https:// URL")
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return "", fmt.Errorf("no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
+			return "", fmt.Errorf("bad port %q", p)
+		}
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("a base URL has no query or fragment")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// guessURL finds the server's URL in its command line: --host/--port (TGI:
+// --hostname, llama.cpp: --host/--port too), else the kind's default port.
+// Wildcard addresses become 127.0.0.1.
+func guessURL(kind string, argv []string) string {
+	host, port := "127.0.0.1", 0
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		if !hasVal && i+1 < len(argv) {
+			val = argv[i+1]
+		}
+		switch name {
+		case "--host", "--hostname":
+			if val != "" && val != "0.0.0.0" && val != "::" && val != "[::]" {
+				host = val
+			}
+		case "--port":
+			if n, err := strconv.Atoi(val); err == nil {
+				port = n
+			}
+		}
+	}
+	if port == 0 {
+		port = classify.Lookup(kind).DefaultPort
+		if port == 0 {
+			port = 8000
+		}
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]"
+	}
+	return fmt.Sprintf("http://%s:%d", host, port)
+}
+
+// defaultLogDir is $XDG_STATE_HOME/vigil/logs, else ~/.local/state/vigil/logs.
+func defaultLogDir(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "vigil", "logs")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".local", "state", "vigil", "logs")
+}
+
+// judging is one session being judged, whatever its sources.
+type judging struct {
+	env          *Env
+	flags        *judgeFlags
+	info         render.Info
+	judge        *judge.Judge
+	renderer     render.Renderer
+	lines        chan logline.Line
+	healthCh     chan judge.Health
+	activity     chan judge.Activity
+	exit         chan judge.Exit
+	notes        chan string
+	activityText string
+}
+
+func newJudging(env *Env, flags *judgeFlags, info render.Info, cfg judge.Config) *judging {
+	j := &judging{
+		env: env, flags: flags, info: info,
+		judge:    judge.New(cfg, info.Start),
+		lines:    make(chan logline.Line, 4096),
+		healthCh: make(chan judge.Health, 16),
+		activity: make(chan judge.Activity, 16),
+		exit:     make(chan judge.Exit, 1),
+		notes:    make(chan string, 16),
+	}
+	j.info.Server = j.judge.Server()
+	j.renderer = pickRenderer(env, flags.json)
+	return j
+}
+
+// pickRenderer: NDJSON on stdout with --json, a live view on a terminal,
+// plain lines otherwise. Human output always goes to stderr.
+func pickRenderer(env *Env, asJSON bool) render.Renderer {
+	if asJSON {
+		return &jsonAndSummary{JSON: render.JSON{W: env.IO.Out}, errOut: env.IO.ErrOut}
+	}
+	if env.IO.IsStderrTTY && env.Getenv("TERM") != "dumb" {
+		w := 100
+		if f, ok := env.IO.ErrOut.(*os.File); ok {
+			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
+				w = cols
+			}
+		}
+		return &render.Live{W: env.IO.ErrOut, Width: w}
+	}
+	return &render.Plain{W: env.IO.ErrOut}
+}
+
+// jsonAndSummary writes events to stdout and the person's summary to stderr.
+type jsonAndSummary struct {
+	render.JSON
+	errOut interface{ Write([]byte) (int, error) }
+	info   render.Info
+}
+
+func (r *jsonAndSummary) Begin(info render.Info) { r.info = info; r.JSON.Begin(info) }
+func (r *jsonAndSummary) End(res *judge.Result, st render.Status) {
+	r.JSON.End(res, st)
+	render.Summary(r.errOut, res, r.info)
+}
+
+func (j *judging) status(now time.Time) render.Status {
+	return render.Status{Now: now, Server: j.judge.Server(), Phase: j.judge.Phase(), Progress: j.judge.Progress(),
+		Health: j.judge.HealthNow(), LastLine: j.judge.LastLine(), Activity: j.activityText}
+}
+
+// followLog feeds the log file from offset into the session and records
+// in emitted how far into the file the delivered lines reach.
+func (j *judging) followLog(ctx context.Context, path string, offset int64, wait bool, emitted *atomic.Int64) {
+	f := follow.New(path, follow.Options{Offset: offset, Poll: 100 * time.Millisecond, WaitForFile: wait,
+		OnEvent: func(e follow.Event) {
+			select {
+			case j.notes <- e.Msg:
+			default:
+			}
+		}})
+	_ = f.Run(ctx, func(l logline.Line) {
+		select {
+		case j.lines <- l:
+		case <-ctx.Done():
+			return
+		}
+		if !l.Partial {
+			emitted.Store(l.Offset + int64(len(l.Text)) + l.Cut)
+		}
+	})
+}
+
+// sampleActivity reports whether the process tree under pid works.
+func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
+	s := procstat.NewSampler(procstat.FS{}, pid)
+	var prevCache procstat.CacheSample
+	havePrev := false
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		_, d, err := s.Next()
+		a := judge.Activity{}
+		var parts []string
+		if err == nil && d.Interval > 0 {
+			a.Busy = d.Busy()
+			if a.Busy {
+				parts = append(parts, d.Activity()...)
+			}
+		}
+		if cache, err := procstat.HFCache(hfHome); err == nil {
+			if havePrev && cache.Downloading(prevCache) {
+				a.Busy = true
+				parts = append(parts, fmt.Sprintf("download cache growing %s/s", procstat.FormatBytes(int64(cache.Growth(prevCache)))))
+			}
+			prevCache, havePrev = cache, true
+		}
+		a.Detail = strings.Join(parts, ", ")
+		select {
+		case j.activity <- a:
+		default:
+		}
+	}
+}
+
+func (j *judging) probeHealth(ctx context.Context, base string) {
+	path := classify.Lookup(j.judge.Server()).HealthPath
+	if path == "" {
+		path = "/health"
+	}
+	health.New(base, path).Run(ctx, j.healthCh)
+}
+
+// run drives the session until a verdict or ctx ends.
+func (j *judging) run(ctx context.Context, base string) (*judge.Result, error) {
+	j.renderer.Begin(j.info)
+	s := &session.Session{
+		Judge: j.judge, Now: time.Now,
+		Lines: j.lines, Health: j.healthCh, Activity: j.activity, Exit: j.exit,
+		Sink: func(e judge.Event) {
+			if e.Name == "server" {
+				j.info.Server, _ = e.Data["server"].(string)
+			}
+			j.renderer.Event(e, j.status(e.At))
+		},
+		OnTick: func(now time.Time) { j.renderer.Tick(j.status(now)) },
+		Smoke: func(ctx context.Context) judge.SmokeResult {
+			return smokeCheck(ctx, base, j.judge.Server(), apiKey(j.env))
+		},
+	}
+	return s.Run(ctx)
+}
+
+func apiKey(env *Env) string {
+	for _, k := range []string{"VIGIL_API_KEY", "OPENAI_API_KEY"} {
+		if s := env.Getenv(k); s != "" {
+			return s
+		}
+	}
+	return ""
+}

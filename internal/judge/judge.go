@@ -1,0 +1,824 @@
+// Package judge decides how a server's startup is going and how it ended.
+//
+// A Judge is a pure state machine: it is fed the server's log lines, health
+// probe results, liveness samples and the process's exit, each with the time
+// it happened, and Tick tells it what time it is now. It never reads a clock
+// or does I/O, so every decision (including stalls and timeouts) is tested
+// with plain values.
+package judge
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"vigil/internal/classify"
+	"vigil/internal/logline"
+	v "vigil/internal/verdict"
+)
+
+// Config holds what the judge needs to know about this startup.
+type Config struct {
+	// Server is the server kind; "" means detect it from Argv or the log.
+	Server string
+	// Argv is the server's command line, when known (for hints).
+	Argv []string
+	// StallAfter is how long without any sign of progress counts as a stall.
+	StallAfter time.Duration
+	// Timeout is the whole startup's budget.
+	Timeout time.Duration
+	// URLGuessed is true when the health URL was not given but guessed;
+	// then a server whose ready line came but whose guessed port never
+	// answers is still called ready, with a warning.
+	URLGuessed bool
+	// Smoke asks for a generation request once the server is ready.
+	Smoke bool
+	// NoHealth is true when there is no health endpoint to probe at all.
+	NoHealth bool
+}
+
+// Settle is how long the log must be quiet after a fatal line before the
+// judge decides, so that the rest of a traceback belongs to the evidence.
+const Settle = 700 * time.Millisecond
+
+// SettleMax bounds the wait after a fatal line for a server that keeps
+// printing.
+const SettleMax = 3 * time.Second
+
+// unansweredGrace is how long a ready line may stand without the health
+// URL answering before vigil trusts the line alone.
+func (j *Judge) unansweredGrace() time.Duration {
+	return max(3*time.Second, min(10*time.Second, j.cfg.StallAfter))
+}
+
+// HealthState is the outcome of one health probe.
+type HealthState string
+
+const (
+	HealthRefused  HealthState = "refused"  // nothing listens
+	HealthStarting HealthState = "starting" // 503: up, not ready
+	HealthOK       HealthState = "ok"       // 200
+	HealthOther    HealthState = "status"   // any other status
+	HealthNone     HealthState = "no_endpoint"
+	HealthError    HealthState = "error" // timeout, reset, ...
+)
+
+// Health is one probe result.
+type Health struct {
+	State HealthState
+	Code  int
+	Err   string
+}
+
+// Activity is one liveness sample of the server's process tree.
+type Activity struct {
+	// Busy is true when the tree used CPU, moved disk bytes, grew the
+	// download cache or otherwise showed that it works.
+	Busy bool
+	// Detail says what moved, for the live view ("CPU 390% over 8 procs").
+	Detail string
+}
+
+// Exit is how the server's main process ended.
+type Exit struct {
+	Code   int    // exit status, when it exited
+	Signal string // "SIGKILL", ... when a signal killed it
+	// Gone is set in watch mode, where only the disappearance is known.
+	Gone bool
+	// OOMRecord is the kernel's OOM-killer line for the process, if found.
+	OOMRecord string
+}
+
+func (e Exit) String() string {
+	switch {
+	case e.Signal != "":
+		return "killed by " + e.Signal
+	case e.Gone:
+		return "exited"
+	default:
+		return fmt.Sprintf("exited with status %d", e.Code)
+	}
+}
+
+// Event is something worth telling while the startup runs.
+type Event struct {
+	Name string
+	At   time.Time
+	Data map[string]any
+}
+
+// PhaseSpan is one phase and when it started.
+type PhaseSpan struct {
+	Phase v.Phase
+	Start time.Time
+}
+
+// Result is a verdict with its explanation.
+type Result struct {
+	Verdict  v.Verdict
+	Cause    v.Cause
+	Phase    v.Phase
+	Summary  string
+	Hint     string
+	Evidence []string
+	Server   string
+	At       time.Time
+	Phases   []PhaseSpan
+	// RuleID names the catalogue entry behind a failure, if any.
+	RuleID string
+}
+
+// signal is a line that says something went wrong.
+type signal struct {
+	rule      *classify.FailureRule
+	exception bool
+	raw       string
+	msg       string
+	source    string
+	at        time.Time
+	seq       int
+}
+
+type recentLine struct {
+	raw    string
+	source string
+}
+
+// Judge is the state machine. Its zero value is not usable: use New.
+type Judge struct {
+	cfg     Config
+	prof    *classify.Profile
+	server  string
+	start   time.Time
+	phase   v.Phase
+	phaseIx int
+	spans   []PhaseSpan
+
+	lastProgress time.Time
+	lastLineAt   time.Time
+	lastMeaning  string
+	progress     *classify.Progress
+	seq          int
+
+	health        Health
+	healthAt      time.Time
+	healthChanged time.Time
+	badHealth     int // consecutive unexpected statuses after the server said it is up
+	badHealthAt   time.Time
+	readyLine     bool
+	readyLineAt   time.Time
+	upSaid        bool
+	upSaidAt      time.Time
+
+	signals    []signal // lines with a cause or an exception
+	fatal      []signal // lines that end the startup
+	fatalAt    time.Time
+	lastErrAt  time.Time
+	lastErrSrc string
+
+	exit    *Exit
+	partial logline.Line // an unterminated last line, judged if the server dies
+
+	recent []recentLine // last lines, for stall evidence
+
+	smokeState int // 0 none, 1 wanted, 2 running, 3 done
+	smokeRes   *SmokeResult
+
+	events []Event
+	result *Result
+	warned map[string]bool
+}
+
+// SmokeResult is the outcome of the smoke request.
+type SmokeResult struct {
+	OK       bool
+	Reason   string
+	Answer   string
+	Endpoint string
+	Latency  time.Duration
+}
+
+// New starts judging a startup that began at start.
+func New(cfg Config, start time.Time) *Judge {
+	j := &Judge{cfg: cfg, start: start, lastProgress: start, warned: map[string]bool{}}
+	kind := cfg.Server
+	if kind == "" || kind == "auto" {
+		kind = classify.DetectCommand(cfg.Argv)
+	}
+	j.setServer(kind, start)
+	j.phase = v.Launch
+	j.spans = []PhaseSpan{{Phase: v.Launch, Start: start}}
+	return j
+}
+
+func (j *Judge) setServer(kind string, now time.Time) {
+	j.server = kind
+	j.prof = classify.Lookup(kind)
+	j.phaseIx = j.prof.Index(j.phase)
+	if kind != "" {
+		j.emit(now, "server", map[string]any{"server": kind})
+	}
+}
+
+// Server is the server kind, or "" while unknown.
+func (j *Judge) Server() string { return j.server }
+
+// Phase is the phase the server has reached.
+func (j *Judge) Phase() v.Phase { return j.phase }
+
+// Progress is the latest progress bar, or nil.
+func (j *Judge) Progress() *classify.Progress { return j.progress }
+
+// LastLine is the last meaningful line of output.
+func (j *Judge) LastLine() string { return j.lastMeaning }
+
+// HealthNow is the latest health probe result.
+func (j *Judge) HealthNow() Health { return j.health }
+
+// Done is the verdict, once there is one.
+func (j *Judge) Done() *Result { return j.result }
+
+func (j *Judge) emit(at time.Time, name string, data map[string]any) {
+	j.events = append(j.events, Event{Name: name, At: at, Data: data})
+}
+
+// Events returns and forgets the events since the last call.
+func (j *Judge) Events() []Event {
+	ev := j.events
+	j.events = nil
+	return ev
+}
+
+// Line feeds one line of output read at now.
+func (j *Judge) Line(l logline.Line, now time.Time) {
+	if j.result != nil {
+		return
+	}
+	j.lastProgress = now
+	j.lastLineAt = now
+	if j.server == "" {
+		if kind := classify.DetectLog(l.Text); kind != "" {
+			j.setServer(kind, now)
+		}
+	}
+	c := j.prof.Classify(l.Text)
+	if c.Phase != "" {
+		j.advance(c.Phase, c.Back, c.Source, now)
+	}
+	if c.Progress != nil {
+		p := *c.Progress
+		j.progress = &p
+		j.emit(now, "progress", map[string]any{"desc": p.Desc, "done": p.Done, "total": p.Total, "percent": p.Percent, "rate": p.Rate, "eta": p.ETA})
+	}
+	if l.Partial {
+		j.partial = l
+		return
+	}
+	j.partial = logline.Line{}
+	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
+		j.lastMeaning = c.Raw
+		j.recent = append(j.recent, recentLine{raw: c.Raw, source: c.Source})
+		if len(j.recent) > 64 {
+			j.recent = j.recent[len(j.recent)-32:]
+		}
+	}
+	if c.Ready && !j.readyLine {
+		j.readyLine = true
+		j.readyLineAt = now
+		j.sayUp(now)
+		j.emit(now, "ready_line", map[string]any{"line": c.Raw})
+	}
+	if strings.Contains(c.Msg, "Application startup complete") || strings.Contains(c.Msg, "Uvicorn running on") {
+		j.sayUp(now)
+	}
+	source := c.Source
+	if source == "" && c.Stamp == "" && now.Sub(j.lastErrAt) < time.Second {
+		// Unprefixed continuation lines (traceback frames and the final
+		// exception) belong to the process whose error is being printed.
+		source = j.lastErrSrc
+	}
+	if c.Failure != nil || c.Exception || c.Traceback {
+		j.lastErrAt = now
+		j.lastErrSrc = source
+	}
+	if c.Failure == nil && !c.Exception {
+		return
+	}
+	j.seq++
+	s := signal{rule: c.Failure, exception: c.Exception, raw: c.Raw, msg: c.Msg, source: source, at: now, seq: j.seq}
+	if c.Failure != nil && c.Failure.Fatal {
+		j.fatal = append(j.fatal, s)
+		if j.fatalAt.IsZero() {
+			j.fatalAt = now
+			j.emit(now, "failing", map[string]any{"line": c.Raw})
+		}
+	}
+	if c.Exception || (c.Failure != nil && c.Failure.Cause != "") {
+		j.signals = append(j.signals, s)
+	}
+}
+
+func (j *Judge) sayUp(now time.Time) {
+	if !j.upSaid {
+		j.upSaid = true
+		j.upSaidAt = now
+	}
+}
+
+// advance moves to phase ph if it lies ahead in the server's order (or if
+// the marker may move backwards).
+func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
+	ix := j.prof.Index(ph)
+	if ix < 0 || ph == j.phase || (ix < j.phaseIx && !back) {
+		return
+	}
+	// The process that moved on was not stopped by the errors it printed.
+	kept := j.signals[:0]
+	for _, s := range j.signals {
+		if s.source != source {
+			kept = append(kept, s)
+		}
+	}
+	j.signals = kept
+	from := j.phase
+	j.phase, j.phaseIx = ph, ix
+	j.spans = append(j.spans, PhaseSpan{Phase: ph, Start: now})
+	j.progress = nil
+	j.emit(now, "phase", map[string]any{"phase": string(ph), "from": string(from)})
+}
+
+// Health feeds one health probe result.
+func (j *Judge) Health(h Health, now time.Time) {
+	if j.result != nil {
+		return
+	}
+	if h.State != j.health.State || h.Code != j.health.Code {
+		j.healthChanged = now
+		if !j.healthAt.IsZero() || h.State != HealthRefused {
+			j.lastProgress = now
+		}
+		j.emit(now, "health", map[string]any{"state": string(h.State), "code": h.Code})
+	}
+	j.health, j.healthAt = h, now
+	// Only real answers with an unexpected status count against the
+	// server: a probe that times out or is reset says more about the
+	// network path than about the server.
+	if h.State == HealthOther && j.upSaid {
+		if j.badHealth == 0 {
+			j.badHealthAt = now
+		}
+		j.badHealth++
+	} else {
+		j.badHealth = 0
+	}
+}
+
+// Activity feeds one liveness sample.
+func (j *Judge) Activity(a Activity, now time.Time) {
+	if j.result != nil {
+		return
+	}
+	if a.Busy {
+		j.lastProgress = now
+	}
+	quiet := now.Sub(j.lastLineAt)
+	if a.Busy && quiet >= 2*time.Second && !j.lastLineAt.IsZero() {
+		j.emit(now, "quiet", map[string]any{"quiet_s": quiet.Seconds(), "activity": a.Detail})
+	}
+}
+
+// Exit feeds the end of the server's main process. Its output up to the
+// exit must have been fed already.
+func (j *Judge) Exit(e Exit, now time.Time) {
+	if j.exit == nil {
+		if j.partial.Text != "" {
+			l := j.partial
+			l.Partial = false
+			j.Line(l, now)
+		}
+		j.exit = &e
+		j.emit(now, "exit", map[string]any{"status": e.String()})
+	}
+}
+
+// WantSmoke reports whether the smoke request should start now.
+func (j *Judge) WantSmoke() bool {
+	if j.smokeState == 1 {
+		j.smokeState = 2
+		return true
+	}
+	return false
+}
+
+// Smoke feeds the smoke request's outcome.
+func (j *Judge) Smoke(r SmokeResult, now time.Time) {
+	j.smokeRes = &r
+	j.smokeState = 3
+	j.emit(now, "smoke", map[string]any{"ok": r.OK, "reason": r.Reason, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds(), "endpoint": r.Endpoint})
+}
+
+// Tick decides, if the startup is over by now. It returns the verdict the
+// first time one is reached, else nil.
+func (j *Judge) Tick(now time.Time) *Result {
+	if j.result != nil {
+		return nil
+	}
+	r := j.decide(now)
+	if r == nil {
+		return nil
+	}
+	r.Server = j.server
+	r.At = now
+	r.Phases = append([]PhaseSpan(nil), j.spans...)
+	if r.Phase == "" {
+		r.Phase = j.phase
+	}
+	if len(r.Evidence) > maxEvidence {
+		r.Evidence = r.Evidence[:maxEvidence]
+	}
+	j.result = r
+	return r
+}
+
+const maxEvidence = 10
+
+func (j *Judge) decide(now time.Time) *Result {
+	switch j.smokeState {
+	case 2:
+		return nil // waiting for the smoke request, which has its own timeout
+	case 3:
+		return j.smokeVerdict()
+	}
+	if j.exit != nil {
+		return j.failure(now)
+	}
+	if !j.fatalAt.IsZero() && (now.Sub(j.lastLineAt) >= Settle || now.Sub(j.fatalAt) >= SettleMax) {
+		return j.failure(now)
+	}
+	if r := j.readiness(now); r != nil {
+		return r
+	}
+	// After its ready line a server idles by design; the health rules
+	// above decide from there.
+	if now.Sub(j.lastProgress) >= j.cfg.StallAfter && j.cfg.StallAfter > 0 && j.smokeState == 0 && !j.readyLine {
+		if len(j.signals) > 0 && j.hasCause() {
+			return j.failure(now)
+		}
+		return j.stalled(now)
+	}
+	if j.cfg.Timeout > 0 && now.Sub(j.start) >= j.cfg.Timeout {
+		return j.timedOut(now)
+	}
+	return nil
+}
+
+func (j *Judge) hasCause() bool {
+	for _, s := range j.signals {
+		if s.rule != nil && s.rule.Cause != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// readiness decides ready (or a health failure after the server said it
+// is up).
+func (j *Judge) readiness(now time.Time) *Result {
+	if j.smokeState != 0 {
+		return nil
+	}
+	healthOK := j.health.State == HealthOK
+	noEndpoint := j.cfg.NoHealth || j.health.State == HealthNone
+	ready := false
+	switch {
+	case j.readyLine && (healthOK || noEndpoint):
+		ready = true
+	case healthOK && !j.prof.ReadyNeedsLine:
+		ready = true
+	case j.readyLine && now.Sub(j.readyLineAt) >= j.unansweredGrace() &&
+		(j.health.State == HealthError || (j.cfg.URLGuessed && j.health.State == HealthRefused)):
+		ready = true
+		msg := "the server says it is ready but nothing answers at the guessed URL; pass --url to check its health"
+		if j.health.State == HealthError {
+			msg = "the server says it is ready but its health endpoint does not answer (" + j.health.Err + "); trusting its ready line"
+		}
+		j.emit(now, "warning", map[string]any{"message": msg})
+	}
+	if ready {
+		j.advance(v.PhaseReady, false, "", now)
+		if j.cfg.Smoke {
+			j.smokeState = 1
+			return nil
+		}
+		return &Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: j.readySummary(now)}
+	}
+	// The server said it is up but its health endpoint keeps answering an
+	// unexpected status, or stays "starting" long after its ready line.
+	if j.upSaid && j.badHealth >= 3 && now.Sub(j.badHealthAt) >= time.Second {
+		return j.healthFailure(fmt.Sprintf("the server said it is up but /health keeps answering %s", j.healthText()))
+	}
+	if j.readyLine && j.health.State == HealthStarting && j.cfg.StallAfter > 0 && now.Sub(j.readyLineAt) >= j.cfg.StallAfter {
+		return j.healthFailure(fmt.Sprintf("the server printed its ready line %.0fs ago but /health still answers 503", now.Sub(j.readyLineAt).Seconds()))
+	}
+	return nil
+}
+
+func (j *Judge) healthText() string {
+	if j.health.State == HealthError {
+		return "with an error (" + j.health.Err + ")"
+	}
+	return fmt.Sprintf("HTTP %d", j.health.Code)
+}
+
+func (j *Judge) healthFailure(summary string) *Result {
+	ev := []string{fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.healthText())}
+	if j.readyLine {
+		ev = append(ev, j.lastLines(2)...)
+	}
+	return &Result{Verdict: v.Failed, Cause: v.Health, Summary: summary, Evidence: ev,
+		Hint: "the server is up but unhealthy: read its log after the ready line, and probe /health by hand; a 500 usually means the engine died after startup"}
+}
+
+func (j *Judge) readySummary(now time.Time) string {
+	name := j.server
+	if name == "" {
+		name = "the server"
+	}
+	return fmt.Sprintf("%s is ready after %s", name, fmtDur(now.Sub(j.start)))
+}
+
+func (j *Judge) smokeVerdict() *Result {
+	r := j.smokeRes
+	if r.OK {
+		return &Result{Verdict: v.Ready, Phase: v.PhaseReady,
+			Summary:  fmt.Sprintf("%s is ready and answered sanely in %s", orServer(j.server), fmtDur(r.Latency)),
+			Evidence: []string{"[vigil] " + r.Endpoint + " answered: " + clip(r.Answer, 200)}}
+	}
+	ev := []string{"[vigil] " + r.Endpoint + ": " + r.Reason}
+	if r.Answer != "" {
+		ev = append(ev, "[vigil] answer: "+clip(r.Answer, 300))
+	}
+	return &Result{Verdict: v.Failed, Cause: v.BadOutput, Phase: v.PhaseReady,
+		Summary:  "the server is up but its answer is bad: " + r.Reason,
+		Evidence: ev,
+		Hint:     "the model produces garbage: check the dtype and quantization (FP16 overflow gives NaN '!!!!'), the checkpoint files, the attention backend and the chat template; compare with a known-good start"}
+}
+
+func orServer(s string) string {
+	if s == "" {
+		return "the server"
+	}
+	return s
+}
+
+func (j *Judge) stalled(now time.Time) *Result {
+	quiet := now.Sub(j.lastProgress)
+	ev := []string{fmt.Sprintf("[vigil] no log output, CPU or I/O activity for %s in phase %s", fmtDur(quiet), j.phase)}
+	ev = append(ev, j.lastLinesPerSource(6)...)
+	return &Result{Verdict: v.Stalled, Summary: fmt.Sprintf("no sign of progress for %s during %s", fmtDur(quiet), j.phase),
+		Evidence: ev, Hint: stallHint(j.phase)}
+}
+
+func (j *Judge) timedOut(now time.Time) *Result {
+	ev := []string{fmt.Sprintf("[vigil] --timeout %s ran out in phase %s while the startup was still progressing", fmtDur(j.cfg.Timeout), j.phase)}
+	if j.progress != nil {
+		ev = append(ev, fmt.Sprintf("[vigil] progress: %s %d/%d (%d%%)", j.progress.Desc, j.progress.Done, j.progress.Total, j.progress.Percent))
+	}
+	ev = append(ev, j.lastLines(3)...)
+	return &Result{Verdict: v.Timeout, Summary: fmt.Sprintf("still in %s after %s", j.phase, fmtDur(now.Sub(j.start))),
+		Evidence: ev, Hint: "the startup was still making progress: give it a longer --timeout, or make the slow step faster (local weights, a warm compile cache)"}
+}
+
+// stallHint says where to look when a phase stops moving.
+func stallHint(ph v.Phase) string {
+	switch ph {
+	case v.Distributed:
+		return "a rank or node never joined: check that every node started, that they reach each other (--dist-init-addr / MASTER_ADDR, firewalls), NCCL_SOCKET_IFNAME, and rerun with NCCL_DEBUG=INFO"
+	case v.Weights:
+		return "weight loading stopped: a download without network or a lock held by another process on the same Hugging Face cache, a hung network filesystem, or (at 100%) post-load processing or a collective that never completes; py-spy dump shows where it waits"
+	case v.KVCache, v.CUDAGraph, v.Compile:
+		return "a GPU step stopped: check nvidia-smi (a GPU at 0% with memory held), dmesg for Xid errors, and py-spy dump for the waiting rank"
+	case v.Launch, v.Init:
+		return "the server stopped before loading anything: it may wait for a lock, a download of its config, or input on stdin"
+	default:
+		return "the server stopped making progress: py-spy dump shows where its processes wait"
+	}
+}
+
+// failure explains a failed startup: the root cause first, the failing
+// process's own lines as evidence, echoes after.
+func (j *Judge) failure(now time.Time) *Result {
+	var root *signal
+	for i := range j.signals {
+		s := &j.signals[i]
+		if s.rule != nil && s.rule.Cause != "" {
+			root = s
+			break
+		}
+	}
+	// A fatal line with a cause of its own (a port bind error, an exit
+	// code -9) counts when no earlier line explains more.
+	if root == nil {
+		for i := range j.fatal {
+			if j.fatal[i].rule.Cause != "" {
+				root = &j.fatal[i]
+				break
+			}
+		}
+	}
+	r := &Result{Verdict: v.Failed}
+	switch {
+	case root != nil:
+		r.Cause = root.rule.Cause
+		r.RuleID = root.rule.ID
+		r.Summary = summarize(root.rule.Title, root.source, root.msg)
+		r.Hint = expandHint(root.rule.Hint, j.cfg.Argv)
+	case j.exit != nil && j.exit.Signal == "SIGKILL" && len(j.fatal) == 0:
+		r.Cause = v.HostOOM
+		r.RuleID = "exit.sigkill"
+		r.Summary = "the server was killed by SIGKILL with no error of its own, most likely by the kernel's OOM killer"
+		if j.exit.OOMRecord != "" {
+			r.Summary = "the kernel's OOM killer killed the server"
+		}
+		r.Hint = "the host ran out of memory: check `dmesg -T | grep -i oom`, lower host memory use (fewer loader threads, smaller CPU swap/offload) or add RAM"
+	case len(j.signals) > 0:
+		e := j.lastException()
+		r.Cause = v.Exception
+		r.RuleID = "python.exception"
+		r.Summary = summarize("the server raised an exception", e.source, e.msg)
+		r.Hint = "read the traceback in the evidence; it is not one vigil knows, so the exception's own message is the best lead"
+		root = e
+	case j.exit != nil && j.exit.Signal != "":
+		r.Cause = v.Crash
+		r.RuleID = "exit.signal"
+		r.Summary = "the server was " + j.exit.String()
+		r.Hint = "a native crash: run it by hand to see the last output, check dmesg, and the versions of torch, CUDA and the server"
+	default:
+		r.Cause = v.Crash
+		r.RuleID = "exit.status"
+		if len(j.fatal) > 0 {
+			r.Summary = summarize(j.fatal[0].rule.Title, j.fatal[0].source, j.fatal[0].msg)
+		} else if j.exit != nil {
+			r.Summary = "the server " + j.exit.String() + " before it was ready, with no recognisable error"
+		}
+		r.Hint = "read the last lines of the log; vigil found no known error in them"
+	}
+	r.Evidence = j.evidence(root)
+	return r
+}
+
+func (j *Judge) lastException() *signal {
+	// The first exception of the last traceback is the root of a chain
+	// ("During handling of the above exception, another exception occurred").
+	var best *signal
+	for i := len(j.signals) - 1; i >= 0; i-- {
+		s := &j.signals[i]
+		if best != nil && best.at.Sub(s.at) > time.Second {
+			break
+		}
+		best = s
+	}
+	return best
+}
+
+// evidence lists the root line, the failing process's announcement of it,
+// further lines of the same process, echoes from others and the exit.
+func (j *Judge) evidence(root *signal) []string {
+	var ev []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		key := strings.TrimSpace(classify.Parse(s).Msg)
+		if key == "" || seen[key] {
+			return
+		}
+		seen[key] = true
+		ev = append(ev, clip(s, 500))
+	}
+	if root != nil {
+		add(root.raw)
+		for _, f := range j.fatal {
+			if f.source == root.source && f.seq <= root.seq+1 {
+				add(f.raw)
+				break
+			}
+		}
+		for _, s := range j.signals {
+			if s.seq > root.seq && s.source == root.source && len(ev) < 5 {
+				add(s.raw)
+			}
+		}
+	} else {
+		for _, s := range j.signals {
+			if len(ev) < 4 {
+				add(s.raw)
+			}
+		}
+	}
+	for _, f := range j.fatal {
+		if len(ev) < 8 {
+			add(f.raw)
+		}
+	}
+	if len(ev) == 0 {
+		ev = append(ev, j.lastLines(5)...)
+	}
+	if j.exit != nil {
+		ev = append(ev, "[vigil] the server process "+j.exit.String())
+		if j.exit.OOMRecord != "" {
+			ev = append(ev, "[kernel] "+j.exit.OOMRecord)
+		}
+	}
+	return ev
+}
+
+func (j *Judge) lastLines(n int) []string {
+	var out []string
+	for i := len(j.recent) - 1; i >= 0 && len(out) < n; i-- {
+		out = append(out, clip(j.recent[i].raw, 300))
+	}
+	for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
+		out[a], out[b] = out[b], out[a]
+	}
+	return out
+}
+
+// lastLinesPerSource gives the last line of each process or rank, so a
+// stall shows where every rank stopped.
+func (j *Judge) lastLinesPerSource(n int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := len(j.recent) - 1; i >= 0 && len(out) < n; i-- {
+		r := j.recent[i]
+		if seen[r.source] {
+			continue
+		}
+		seen[r.source] = true
+		out = append(out, clip(r.raw, 300))
+	}
+	for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
+		out[a], out[b] = out[b], out[a]
+	}
+	return out
+}
+
+func summarize(title, source, msg string) string {
+	s := title
+	if source != "" {
+		s += " on " + source
+	}
+	msg = strings.TrimSpace(msg)
+	if msg != "" {
+		s += ": " + clip(msg, 200)
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// expandHint fills "{flag:--x}" with " (now V)" when argv sets --x.
+func expandHint(h string, argv []string) string {
+	for {
+		i := strings.Index(h, "{flag:")
+		if i < 0 {
+			return h
+		}
+		k := strings.IndexByte(h[i:], '}')
+		if k < 0 {
+			return h
+		}
+		flag := h[i+6 : i+k]
+		val := ""
+		if fv, ok := flagValue(argv, flag); ok {
+			val = " (now " + fv + ")"
+		}
+		h = h[:i] + val + h[i+k+1:]
+	}
+}
+
+// flagValue finds "--x V", "--x=V" (and the underscore spelling) in argv.
+func flagValue(argv []string, flag string) (string, bool) {
+	alt := "--" + strings.ReplaceAll(strings.TrimPrefix(flag, "--"), "-", "_")
+	for i, a := range argv {
+		for _, f := range []string{flag, alt} {
+			if a == f && i+1 < len(argv) {
+				return argv[i+1], true
+			}
+			if strings.HasPrefix(a, f+"=") {
+				return a[len(f)+1:], true
+			}
+		}
+	}
+	return "", false
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}

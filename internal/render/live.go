@@ -1,0 +1,139 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"vigil/internal/judge"
+)
+
+// Live redraws a small status block on a terminal: phase, progress bar with
+// rate and ETA, health, elapsed time and the last meaningful line. Lines
+// that matter (phase changes, warnings) are printed above the block and
+// stay in the scrollback.
+type Live struct {
+	W     io.Writer
+	Width int
+	info  Info
+	drawn int // lines of the block currently on screen
+	last  time.Time
+	spin  int
+}
+
+// Begin prints the header.
+func (l *Live) Begin(info Info) {
+	l.info = info
+	if l.Width <= 20 {
+		l.Width = 100
+	}
+	fmt.Fprintf(l.W, "vigil: log %s, health %s\n", info.LogFile, info.URL)
+}
+
+func (l *Live) clear() {
+	if l.drawn > 0 {
+		// Up to the first line of the block, then clear to the end.
+		fmt.Fprintf(l.W, "\x1b[%dF\x1b[J", l.drawn)
+		l.drawn = 0
+	}
+}
+
+func (l *Live) above(st Status, format string, a ...any) {
+	l.clear()
+	fmt.Fprintf(l.W, "%6.1fs  %s\n", st.Now.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, a...))
+	l.draw(st)
+}
+
+// Event prints lasting lines and redraws.
+func (l *Live) Event(e judge.Event, st Status) {
+	switch e.Name {
+	case "phase":
+		l.above(st, "phase %v", e.Data["phase"])
+	case "server":
+		l.above(st, "server %v", e.Data["server"])
+	case "warning":
+		l.above(st, "warning: %v", e.Data["message"])
+	case "failing":
+		l.above(st, "error: %v", e.Data["line"])
+	case "exit":
+		l.above(st, "server process %v", e.Data["status"])
+	case "quiet":
+		l.above(st, "quiet for %.0fs, still working: %v", e.Data["quiet_s"], e.Data["activity"])
+	default:
+		l.Tick(st)
+	}
+}
+
+// Tick redraws at most ten times a second.
+func (l *Live) Tick(st Status) {
+	if st.Now.Sub(l.last) < 100*time.Millisecond {
+		return
+	}
+	l.clear()
+	l.draw(st)
+}
+
+// Note prints a lasting line.
+func (l *Live) Note(at time.Time, format string, a ...any) {
+	l.clear()
+	fmt.Fprintf(l.W, "%6.1fs  %s\n", at.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, a...))
+}
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (l *Live) draw(st Status) {
+	l.last = st.Now
+	l.spin = (l.spin + 1) % len(spinner)
+	server := st.Server
+	if server == "" {
+		server = "server"
+	}
+	lines := []string{fmt.Sprintf("%s %s  %s  %s  health %s", spinner[l.spin], server, st.Phase,
+		fmtElapsed(st.Now.Sub(l.info.Start)), healthText(map[string]any{"state": string(st.Health.State), "code": st.Health.Code}))}
+	if p := st.Progress; p != nil {
+		const width = 20
+		fill := p.Done * width / max(p.Total, 1)
+		bar := strings.Repeat("█", fill) + strings.Repeat("░", width-fill)
+		s := fmt.Sprintf("  %s %s %d/%d %d%%", p.Desc, bar, p.Done, p.Total, p.Percent)
+		if p.Rate > 0 {
+			s += fmt.Sprintf("  %.2f/s", p.Rate)
+		}
+		if p.ETA != "" {
+			s += "  eta " + p.ETA
+		}
+		lines = append(lines, s)
+	}
+	if st.Activity != "" {
+		lines = append(lines, "  activity: "+st.Activity)
+	}
+	if st.LastLine != "" {
+		lines = append(lines, "  "+st.LastLine)
+	}
+	for _, s := range lines {
+		fmt.Fprintln(l.W, truncate(s, l.Width-1))
+	}
+	l.drawn = len(lines)
+}
+
+// End replaces the block with the summary.
+func (l *Live) End(r *judge.Result, _ Status) {
+	l.clear()
+	Summary(l.W, r, l.info)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func fmtElapsed(d time.Duration) string {
+	d = d.Round(100 * time.Millisecond)
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}

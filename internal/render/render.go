@@ -1,0 +1,262 @@
+// Package render shows a judging session: NDJSON events for machines, one
+// plain line per phase change or progress step for logs and CI, and a live
+// view for terminals. Renderers only format; the judge decides.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"vigil/internal/classify"
+	"vigil/internal/judge"
+	v "vigil/internal/verdict"
+)
+
+// Info describes the session being shown.
+type Info struct {
+	Mode    string // "run" or "watch"
+	Server  string
+	PID     int
+	LogFile string
+	URL     string
+	Argv    []string
+	Start   time.Time
+}
+
+// Status is a snapshot of the startup for live views.
+type Status struct {
+	Now      time.Time
+	Server   string
+	Phase    v.Phase
+	Progress *classify.Progress
+	Health   judge.Health
+	LastLine string
+	Activity string
+}
+
+// Renderer shows a session.
+type Renderer interface {
+	Begin(info Info)
+	Event(e judge.Event, st Status)
+	Tick(st Status)
+	Note(at time.Time, format string, a ...any)
+	End(r *judge.Result, st Status)
+}
+
+// seconds since the session began, rounded to milliseconds.
+func since(start, t time.Time) float64 {
+	return math.Round(t.Sub(start).Seconds()*1000) / 1000
+}
+
+// PhaseDurations turns phase spans into seconds per phase.
+func PhaseDurations(spans []judge.PhaseSpan, end time.Time) map[string]float64 {
+	out := map[string]float64{}
+	for i, s := range spans {
+		if s.Phase == v.PhaseReady {
+			continue
+		}
+		stop := end
+		if i+1 < len(spans) {
+			stop = spans[i+1].Start
+		}
+		out[string(s.Phase)] += math.Round(stop.Sub(s.Start).Seconds()*1000) / 1000
+	}
+	return out
+}
+
+// JSON writes one JSON object per line to W; nothing else goes there.
+type JSON struct {
+	W     io.Writer
+	info  Info
+	enc   *json.Encoder
+	start time.Time
+}
+
+func (j *JSON) write(name string, at time.Time, data map[string]any) {
+	obj := map[string]any{"event": name, "t": since(j.start, at)}
+	for k, v := range data {
+		obj[k] = v
+	}
+	_ = j.enc.Encode(obj)
+}
+
+// Begin writes the "start" event with the log file's path.
+func (j *JSON) Begin(info Info) {
+	j.info, j.start = info, info.Start
+	j.enc = json.NewEncoder(j.W)
+	j.enc.SetEscapeHTML(false)
+	d := map[string]any{"mode": info.Mode, "log_file": info.LogFile, "url": info.URL}
+	if info.PID > 0 {
+		d["pid"] = info.PID
+	}
+	if info.Server != "" {
+		d["server"] = info.Server
+	}
+	if len(info.Argv) > 0 {
+		d["argv"] = info.Argv
+	}
+	j.write("start", info.Start, d)
+}
+
+// Event writes one event.
+func (j *JSON) Event(e judge.Event, _ Status) { j.write(e.Name, e.At, e.Data) }
+
+// Tick does nothing: JSON carries events only.
+func (j *JSON) Tick(Status) {}
+
+// Note writes a "note" event.
+func (j *JSON) Note(at time.Time, format string, a ...any) {
+	j.write("note", at, map[string]any{"message": fmt.Sprintf(format, a...)})
+}
+
+// End writes the verdict, always the last line.
+func (j *JSON) End(r *judge.Result, st Status) {
+	var cause any
+	if r.Cause != "" {
+		cause = string(r.Cause)
+	}
+	ev := r.Evidence
+	if ev == nil {
+		ev = []string{}
+	}
+	d := map[string]any{
+		"verdict": string(r.Verdict), "cause": cause, "phase": string(r.Phase),
+		"summary": r.Summary, "hint": r.Hint, "evidence": ev, "log_file": j.info.LogFile,
+		"server": r.Server, "elapsed_s": since(j.start, r.At), "phases": PhaseDurations(r.Phases, r.At),
+	}
+	if r.RuleID != "" {
+		d["rule"] = r.RuleID
+	}
+	if j.info.PID > 0 {
+		d["pid"] = j.info.PID
+	}
+	j.write("verdict", r.At, d)
+}
+
+// Plain writes one line per phase change, progress step or health change:
+// nothing redraws, so it suits log files, CI and journald.
+type Plain struct {
+	W        io.Writer
+	info     Info
+	lastPct  int
+	lastDesc string
+}
+
+func (p *Plain) printf(at time.Time, format string, a ...any) {
+	fmt.Fprintf(p.W, "[%6.1fs] %s\n", at.Sub(p.info.Start).Seconds(), fmt.Sprintf(format, a...))
+}
+
+// Begin prints what is being watched and where its log is.
+func (p *Plain) Begin(info Info) {
+	p.info = info
+	p.lastPct = -1
+	what := "watching"
+	if info.Mode == "run" {
+		what = "launched"
+	}
+	if info.PID > 0 {
+		what += fmt.Sprintf(" pid %d", info.PID)
+	}
+	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, info.LogFile, info.URL)
+}
+
+// Event prints the events a person wants to read.
+func (p *Plain) Event(e judge.Event, _ Status) {
+	switch e.Name {
+	case "server":
+		p.printf(e.At, "server: %v", e.Data["server"])
+	case "phase":
+		p.printf(e.At, "phase %v", e.Data["phase"])
+		p.lastPct = -1
+	case "progress":
+		pct, _ := e.Data["percent"].(int)
+		desc, _ := e.Data["desc"].(string)
+		// One line per 10% step of each bar, and its end.
+		step := pct / 10
+		if desc != p.lastDesc {
+			p.lastDesc, p.lastPct = desc, -1
+		}
+		if step > p.lastPct {
+			p.lastPct = step
+			p.printf(e.At, "  %s %v/%v (%d%%)", desc, e.Data["done"], e.Data["total"], pct)
+		}
+	case "health":
+		p.printf(e.At, "health: %s", healthText(e.Data))
+	case "warning":
+		p.printf(e.At, "warning: %v", e.Data["message"])
+	case "quiet":
+		p.printf(e.At, "quiet for %.0fs, still working: %v", e.Data["quiet_s"], e.Data["activity"])
+	case "failing":
+		p.printf(e.At, "error: %v", e.Data["line"])
+	case "exit":
+		p.printf(e.At, "server process %v", e.Data["status"])
+	case "smoke":
+		p.printf(e.At, "smoke: ok=%v %v", e.Data["ok"], e.Data["reason"])
+	case "ready_line":
+		p.printf(e.At, "ready line: %v", e.Data["line"])
+	}
+}
+
+// Tick does nothing: plain output never redraws.
+func (p *Plain) Tick(Status) {}
+
+// Note prints a message.
+func (p *Plain) Note(at time.Time, format string, a ...any) { p.printf(at, format, a...) }
+
+// End prints the summary.
+func (p *Plain) End(r *judge.Result, _ Status) { Summary(p.W, r, p.info) }
+
+func healthText(d map[string]any) string {
+	state, _ := d["state"].(string)
+	code, _ := d["code"].(int)
+	switch state {
+	case string(judge.HealthRefused):
+		return "refused (nothing listens yet)"
+	case string(judge.HealthStarting):
+		return "starting (503)"
+	case string(judge.HealthOK):
+		return "ok (200)"
+	case string(judge.HealthNone):
+		return fmt.Sprintf("no health endpoint (%d)", code)
+	case string(judge.HealthError):
+		return "no answer"
+	}
+	return fmt.Sprintf("HTTP %d", code)
+}
+
+// Summary writes the verdict for a person: verdict, cause, evidence, hint,
+// phase timings and where the log is.
+func Summary(w io.Writer, r *judge.Result, info Info) {
+	head := strings.ToUpper(string(r.Verdict))
+	if r.Cause != "" {
+		head += " (" + string(r.Cause) + ")"
+	}
+	fmt.Fprintf(w, "\n%s in phase %s after %.1fs: %s\n", head, r.Phase, r.At.Sub(info.Start).Seconds(), r.Summary)
+	if len(r.Evidence) > 0 {
+		fmt.Fprintln(w, "evidence:")
+		for _, e := range r.Evidence {
+			fmt.Fprintln(w, "  "+e)
+		}
+	}
+	if r.Hint != "" {
+		fmt.Fprintln(w, "hint: "+r.Hint)
+	}
+	d := PhaseDurations(r.Phases, r.At)
+	if len(d) > 0 {
+		var parts []string
+		for _, s := range r.Phases {
+			if secs, ok := d[string(s.Phase)]; ok {
+				parts = append(parts, fmt.Sprintf("%s %.1fs", s.Phase, secs))
+				delete(d, string(s.Phase))
+			}
+		}
+		fmt.Fprintln(w, "phases: "+strings.Join(parts, ", "))
+	}
+	if info.LogFile != "" {
+		fmt.Fprintln(w, "log: "+info.LogFile)
+	}
+}

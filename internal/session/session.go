@@ -1,0 +1,108 @@
+// Package session runs one judging session: it owns the judge, feeds it
+// from the log, health, liveness and exit sources, keeps time, and hands
+// every event to the renderer. One goroutine owns the judge; the sources
+// talk to it over channels.
+package session
+
+import (
+	"context"
+	"time"
+
+	"vigil/internal/judge"
+	"vigil/internal/logline"
+)
+
+// Session wires sources to a judge.
+type Session struct {
+	Judge    *judge.Judge
+	Now      func() time.Time
+	Lines    <-chan logline.Line
+	Health   <-chan judge.Health
+	Activity <-chan judge.Activity
+	Exit     <-chan judge.Exit
+	// Smoke runs the smoke request when the judge asks for it.
+	Smoke func(ctx context.Context) judge.SmokeResult
+	// Sink receives every event, in order.
+	Sink func(judge.Event)
+	// OnTick is called after every step, in the judge's goroutine, so a
+	// live view can read the judge's state.
+	OnTick func(now time.Time)
+	// Tick is how often time-based decisions are checked (default 50 ms).
+	Tick time.Duration
+}
+
+// Run judges until there is a verdict or ctx ends.
+func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
+	tick := s.Tick
+	if tick <= 0 {
+		tick = 50 * time.Millisecond
+	}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	smokeDone := make(chan judge.SmokeResult, 1)
+	lines := s.Lines
+	for {
+		select {
+		case <-ctx.Done():
+			s.flush()
+			return nil, ctx.Err()
+		case l, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			s.Judge.Line(l, s.Now())
+			// Take whatever else is already queued before deciding, so a
+			// burst of lines is judged as a whole.
+			s.drainLines(&lines)
+		case h := <-s.Health:
+			s.Judge.Health(h, s.Now())
+		case a := <-s.Activity:
+			s.Judge.Activity(a, s.Now())
+		case e := <-s.Exit:
+			// Everything the server wrote before it died is judged first.
+			for lines != nil && len(lines) > 0 {
+				s.drainLines(&lines)
+			}
+			s.Judge.Exit(e, s.Now())
+		case r := <-smokeDone:
+			s.Judge.Smoke(r, s.Now())
+		case <-t.C:
+		}
+		if s.Judge.WantSmoke() && s.Smoke != nil {
+			go func() { smokeDone <- s.Smoke(ctx) }()
+		}
+		now := s.Now()
+		r := s.Judge.Tick(now)
+		s.flush()
+		if r == nil && s.OnTick != nil {
+			s.OnTick(now)
+		}
+		if r != nil {
+			return r, nil
+		}
+	}
+}
+
+func (s *Session) drainLines(lines *<-chan logline.Line) {
+	for i := 0; i < 4096 && *lines != nil; i++ {
+		select {
+		case l, ok := <-*lines:
+			if !ok {
+				*lines = nil
+				return
+			}
+			s.Judge.Line(l, s.Now())
+		default:
+			return
+		}
+	}
+}
+
+func (s *Session) flush() {
+	for _, e := range s.Judge.Events() {
+		if s.Sink != nil {
+			s.Sink(e)
+		}
+	}
+}
