@@ -1,8 +1,216 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
 
-// newBenchCmd is a placeholder until the command is built.
+	"github.com/spf13/cobra"
+
+	"vigil/internal/bench"
+	"vigil/internal/openai"
+)
+
 func newBenchCmd(env *Env) *cobra.Command {
-	return &cobra.Command{Use: "bench", Hidden: true, RunE: func(*cobra.Command, []string) error { return Usagef("bench: not built yet") }}
+	o := bench.DefaultOptions()
+	var (
+		rawURL, endpoint, conc, slo, tolerance, apiKey string
+		jsonOut                                        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "bench --url URL [flags]",
+		Short: "Benchmark a running server and gate on a baseline",
+		Long: `vigil bench sends streaming generation requests to a running server at
+fixed concurrency levels and reports, per level, time to first token (TTFT),
+inter-token latency (ITL), time per output token (TPOT), end-to-end latency
+(mean, p50, p90, p99), output tokens/s, requests/s and, with --slo, goodput.
+
+Output tokens are the server's own count (stream_options.include_usage),
+else the text chunks that actually arrived; never the requested max_tokens.
+Prompts are --input-len common words (about one token each) with a unique
+prefix per request, so no two requests share a cached prefix.
+
+--baseline takes an earlier 'vigil bench --json' result file, or reference
+figures in output tokens/s such as 'c=1:67.76,c=8:410'.
+
+The API key comes from --api-key, else $VIGIL_API_KEY, else $OPENAI_API_KEY;
+it is never printed.
+
+Exit status: 0 done, 1 a level fell more than --tolerance below its baseline
+or completed no request (or the benchmark could not run), 2 usage error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rawURL == "" {
+				return Usagef("bench: --url is required (e.g. --url http://127.0.0.1:30000)")
+			}
+			base, err := openai.ParseBaseURL(rawURL)
+			if err != nil {
+				return Usagef("bench: --url: %v", err)
+			}
+			if o.Endpoint, err = openai.ParseEndpoint(endpoint); err != nil {
+				return Usagef("bench: --endpoint: %v", err)
+			}
+			if o.Concurrency, err = bench.ParseConcurrency(conc); err != nil {
+				return Usagef("bench: --concurrency: %v", err)
+			}
+			if cmd.Flags().Changed("slo") {
+				if o.SLO, err = bench.ParseSLO(slo); err != nil {
+					return Usagef("bench: --slo: %v", err)
+				}
+			}
+			if o.Tolerance, err = bench.ParseTolerance(tolerance); err != nil {
+				return Usagef("bench: --tolerance: %v", err)
+			}
+			if cmd.Flags().Changed("requests") && cmd.Flags().Changed("duration") {
+				return Usagef("bench: give --requests or --duration, not both")
+			}
+			if err := o.Validate(); err != nil {
+				return Usagef("bench: %v", err)
+			}
+			var src bench.BaselineSource
+			if o.Baseline != "" {
+				b, err := bench.ParseBaseline(o.Baseline)
+				if err != nil {
+					return Usagef("bench: --baseline: %v", err)
+				}
+				src = b
+			}
+			key := apiKeyFrom(apiKey, env)
+			streams := redactedStreams(env.IO, key)
+			return runBench(cmd.Context(), streams, bench.NewClient(base, key, o), o, src, jsonOut)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rawURL, "url", "", "the server's base URL, e.g. http://127.0.0.1:30000")
+	f.StringVar(&o.Model, "model", "", "model name to send (default: the first of /v1/models)")
+	f.StringVar(&apiKey, "api-key", "", "API key (default: $VIGIL_API_KEY, else $OPENAI_API_KEY)")
+	f.StringVar(&endpoint, "endpoint", string(o.Endpoint), "API to load: completions, chat or generate (SGLang)")
+	f.StringVar(&conc, "concurrency", "1,8,32", "concurrency levels, run in order")
+	f.IntVar(&o.Requests, "requests", 0, "requests per level (default: max(20, 4×concurrency))")
+	f.DurationVar(&o.Duration, "duration", 0, "per level, send requests for this long instead of --requests")
+	f.IntVar(&o.InputLen, "input-len", o.InputLen, "prompt length in words (about one token each)")
+	f.IntVar(&o.OutputLen, "output-len", o.OutputLen, "max_tokens per request")
+	f.IntVar(&o.Warmup, "warmup", o.Warmup, "uncounted requests before each level")
+	f.BoolVar(&o.IgnoreEOS, "ignore-eos", o.IgnoreEOS, "ask the server to generate exactly --output-len tokens")
+	f.Int64Var(&o.Seed, "seed", o.Seed, "seed for the prompts")
+	f.StringVar(&slo, "slo", "", "goodput objective, e.g. ttft=500ms,tpot=50ms (also e2e=; bare numbers are ms)")
+	f.StringVar(&o.Baseline, "baseline", "", "earlier result FILE, or reference figures like 'c=1:67.76,c=8:410'")
+	f.StringVar(&tolerance, "tolerance", "10%", "how far below the baseline a level may fall")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up on one request after this long")
+	f.DurationVar(&o.StallTimeout, "stall-timeout", o.StallTimeout, "fail a request whose stream is silent this long")
+	f.BoolVar(&jsonOut, "json", false, "print one JSON result object on stdout")
+	return cmd
+}
+
+// runBench runs the benchmark, prints the result and decides the exit status.
+func runBench(ctx context.Context, io *IOStreams, c *openai.Client, o bench.Options, src bench.BaselineSource, jsonOut bool) error {
+	var progress *bench.Progress
+	stop := func() {}
+	if io.IsStderrTTY {
+		progress = &bench.Progress{}
+		stop = drawProgress(io.ErrOut, progress, 200*time.Millisecond)
+	}
+	res, err := bench.Run(ctx, c, o, progress)
+	stop()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := res.Judge(ctx, src, o.Tolerance); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if jsonOut {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else if err := bench.WriteText(io.Out, res); err != nil {
+		return err
+	}
+	if !res.OK {
+		for _, p := range res.Problems() {
+			fmt.Fprintln(io.ErrOut, "vigil: bench: "+p)
+		}
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+// drawProgress redraws one status line on w until the returned stop is
+// called, which erases it.
+func drawProgress(w io.Writer, p *bench.Progress, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(w, "\r\033[K")
+				return
+			case now := <-t.C:
+				fmt.Fprint(w, "\r\033[K"+p.Snapshot().Line(now, 100))
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// apiKeyFrom picks the API key: the flag, else $VIGIL_API_KEY, else
+// $OPENAI_API_KEY (the variable OpenAI clients and vLLM's docs use).
+func apiKeyFrom(flag string, env *Env) string {
+	if flag != "" {
+		return flag
+	}
+	if env.Getenv == nil {
+		return ""
+	}
+	if k := env.Getenv("VIGIL_API_KEY"); k != "" {
+		return k
+	}
+	return env.Getenv("OPENAI_API_KEY")
+}
+
+// redactedStreams returns streams that replace the API key with "***"
+// wherever it would be written: a server may echo a request in an error
+// message, and the key must never reach a terminal, log or result file.
+func redactedStreams(s *IOStreams, key string) *IOStreams {
+	if len(key) < 4 { // too short to replace without mangling ordinary text
+		return s
+	}
+	c := *s
+	c.Out = &redactor{w: s.Out, key: []byte(key)}
+	c.ErrOut = &redactor{w: s.ErrOut, key: []byte(key)}
+	return &c
+}
+
+type redactor struct {
+	w   io.Writer
+	key []byte
+}
+
+// Write redacts within each write; vigil writes whole lines or documents.
+func (r *redactor) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, r.key) {
+		return r.w.Write(p)
+	}
+	if _, err := r.w.Write(bytes.ReplaceAll(p, r.key, []byte("***"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// quoteClip quotes s for one line of output, at most n characters of it.
+func quoteClip(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return strconv.Quote(string(r[:n])) + "..."
+	}
+	return strconv.Quote(s)
 }

@@ -252,7 +252,9 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 		a := judge.Activity{}
 		var parts []string
 		if err == nil && d.Interval > 0 {
-			a.Busy = d.Busy()
+			// A spinning step on a crowded machine may get little CPU; any
+			// steady use at all is work, an idle hang uses none.
+			a.Busy = d.Busy() || d.CPU >= 0.05
 			if a.Busy {
 				parts = append(parts, d.Activity()...)
 			}
@@ -285,7 +287,8 @@ func (j *judging) run(ctx context.Context, base string) (*judge.Result, error) {
 	j.renderer.Begin(j.info)
 	s := &session.Session{
 		Judge: j.judge, Now: time.Now,
-		Lines: j.lines, Health: j.healthCh, Activity: j.activity, Exit: j.exit,
+		Lines: j.lines, Health: j.healthCh, Activity: j.activity, Exit: j.exit, Notes: j.notes,
+		OnNote: func(at time.Time, msg string) { j.renderer.Note(at, "%s", msg) },
 		Sink: func(e judge.Event) {
 			if e.Name == "server" {
 				j.info.Server, _ = e.Data["server"].(string)

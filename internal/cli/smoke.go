@@ -1,8 +1,113 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
 
-// newSmokeCmd is a placeholder until the command is built.
+	"github.com/spf13/cobra"
+
+	"vigil/internal/openai"
+	"vigil/internal/smoke"
+	"vigil/internal/verdict"
+)
+
 func newSmokeCmd(env *Env) *cobra.Command {
-	return &cobra.Command{Use: "smoke", Hidden: true, RunE: func(*cobra.Command, []string) error { return Usagef("smoke: not built yet") }}
+	var (
+		opts                   smoke.Options
+		rawURL, expect, apiKey string
+		jsonOut                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "smoke --url URL [flags]",
+		Short: "Send one real generation request and judge the answer",
+		Long: `vigil smoke asks a running server one short question ("` + smoke.Prompt + `",
+at most 32 tokens, temperature 0) through its chat API, falling back to text
+completions, and to SGLang's /generate when the OpenAI routes are missing.
+
+The answer must arrive within --timeout, be non-empty, not be garbage (runs of
+'!', replacement characters, one token repeated, a soup of scripts) and, with
+--expect-text, match the regular expression. A /health 200 proves none of this:
+a model with broken numerics comes up healthy and answers "!!!!!!!!".
+
+The API key comes from --api-key, else $VIGIL_API_KEY, else $OPENAI_API_KEY;
+it is never printed.
+
+Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rawURL == "" {
+				return Usagef("smoke: --url is required (e.g. --url http://127.0.0.1:30000)")
+			}
+			if _, err := openai.ParseBaseURL(rawURL); err != nil {
+				return Usagef("smoke: --url: %v", err)
+			}
+			opts.BaseURL = rawURL
+			if opts.Server != "" && opts.Server != "auto" && !slices.Contains(verdict.Servers, opts.Server) {
+				return Usagef("smoke: --server %q: want one of %v or auto", opts.Server, verdict.Servers)
+			}
+			if opts.Timeout <= 0 {
+				return Usagef("smoke: --timeout must be positive")
+			}
+			if expect != "" {
+				re, err := regexp.Compile(expect)
+				if err != nil {
+					return Usagef("smoke: --expect-text: %v", err)
+				}
+				opts.ExpectText = re
+			}
+			opts.APIKey = apiKeyFrom(apiKey, env)
+			io := redactedStreams(env.IO, opts.APIKey)
+
+			res := smoke.Check(cmd.Context(), opts)
+			if jsonOut {
+				out := struct {
+					OK        bool    `json:"ok"`
+					Reason    string  `json:"reason"`
+					Endpoint  string  `json:"endpoint"`
+					Model     string  `json:"model"`
+					Answer    string  `json:"answer"`
+					LatencyMS float64 `json:"latency_ms"`
+				}{res.OK, res.Reason, res.Endpoint, res.Model, res.Answer, float64(res.Latency.Microseconds()) / 1000}
+				if err := json.NewEncoder(io.Out).Encode(out); err != nil {
+					return err
+				}
+				if !res.OK {
+					fmt.Fprintln(io.ErrOut, "vigil: smoke: "+res.Reason)
+				}
+			} else {
+				status := "ok"
+				if !res.OK {
+					status = "FAIL  " + res.Reason
+				}
+				fmt.Fprintf(io.Out, "%s\n  endpoint %s  model %s  latency %v\n", status,
+					orDash(res.Endpoint), orDash(res.Model), res.Latency.Round(time.Millisecond))
+				if res.Answer != "" || res.Latency > 0 {
+					fmt.Fprintf(io.Out, "  answer %s\n", quoteClip(res.Answer, 200))
+				}
+			}
+			if !res.OK {
+				return &ExitError{Code: 1}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rawURL, "url", "", "the server's base URL, e.g. http://127.0.0.1:30000")
+	f.StringVar(&opts.Model, "model", "", "model name to send (default: the first of /v1/models)")
+	f.StringVar(&opts.Server, "server", "", "server kind (sglang, vllm, trtllm, llamacpp, tgi): only SGLang gets /generate")
+	f.DurationVar(&opts.Timeout, "timeout", smoke.DefaultTimeout, "how long the whole check may take")
+	f.StringVar(&expect, "expect-text", "", "a regular expression the answer must match, e.g. '(?i)paris'")
+	f.StringVar(&apiKey, "api-key", "", "API key (default: $VIGIL_API_KEY, else $OPENAI_API_KEY)")
+	f.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout")
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -822,3 +822,26 @@ func fmtDur(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// Offline is how a finished log ends when no clock is involved: the
+// verdict that its lines alone support.
+type Offline struct {
+	Verdict v.Verdict // "" when the log ends without a verdict
+	Cause   v.Cause
+	Phase   v.Phase
+	Summary string
+}
+
+// Offline judges what has been fed so far as a finished log: ready if the
+// ready line came, failed if a failure was announced or explained, else
+// no verdict (the run ended in its phase, or is cut short).
+func (j *Judge) Offline() Offline {
+	switch {
+	case j.readyLine:
+		return Offline{Verdict: v.Ready, Phase: v.PhaseReady}
+	case len(j.fatal) > 0 || j.hasCause():
+		r := j.failure(j.lastLineAt)
+		return Offline{Verdict: v.Failed, Cause: r.Cause, Phase: j.phase, Summary: r.Summary}
+	}
+	return Offline{Phase: j.phase}
+}

@@ -20,6 +20,9 @@ type Session struct {
 	Health   <-chan judge.Health
 	Activity <-chan judge.Activity
 	Exit     <-chan judge.Exit
+	// Notes are remarks from the sources (a rotated log, skipped lines).
+	Notes  <-chan string
+	OnNote func(at time.Time, msg string)
 	// Smoke runs the smoke request when the judge asks for it.
 	Smoke func(ctx context.Context) judge.SmokeResult
 	// Sink receives every event, in order.
@@ -65,6 +68,10 @@ func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
 				s.drainLines(&lines)
 			}
 			s.Judge.Exit(e, s.Now())
+		case n := <-s.Notes:
+			if s.OnNote != nil {
+				s.OnNote(s.Now(), n)
+			}
 		case r := <-smokeDone:
 			s.Judge.Smoke(r, s.Now())
 		case <-t.C:

@@ -1,0 +1,216 @@
+// Package runstart finds where the current run of a server starts in a log
+// file that also holds earlier runs (a nohup log appended to, a unit's
+// journal), so that a stale "ready" line or a stale traceback never decides
+// this run's verdict.
+//
+// It uses, in order of trust: the process's start time against the
+// timestamps that SGLang, vLLM, TGI and TensorRT-LLM lines carry; the start
+// banners each server prints; and the file's modification time (a file not
+// written since the process started holds nothing of this run yet).
+package runstart
+
+import (
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"vigil/internal/classify"
+	"vigil/internal/follow"
+	"vigil/internal/judge"
+	"vigil/internal/logline"
+)
+
+// Input describes the file and the process.
+type Input struct {
+	// Kind is the server kind, or "".
+	Kind string
+	// ProcStart is when the server process started; zero when unknown.
+	ProcStart time.Time
+	// ModTime is the file's modification time when vigil attached.
+	ModTime time.Time
+	// Size is the file's size when vigil attached.
+	Size int64
+	// Loc is the zone of the servers' local timestamps (time.Local).
+	Loc *time.Location
+}
+
+// Finding says where this run starts and what came before it.
+type Finding struct {
+	// Offset is where this run's first line starts.
+	Offset int64
+	// StaleLines counts the lines before Offset.
+	StaleLines int
+	// StaleEnd is the last timestamp seen before Offset, if any.
+	StaleEnd time.Time
+	// Stale is how the earlier run ended: its verdict ("failed", "ready",
+	// "" when it ended without one), cause and phase.
+	Stale judge.Offline
+	// How says which evidence decided ("start time", "banner", ...).
+	How string
+}
+
+// skew is how far a line's timestamp may precede the process's start time
+// and still belong to it (second-resolution stamps, clock rounding).
+const skew = 2 * time.Second
+
+var bannerRes = []*regexp.Regexp{
+	// SGLang
+	regexp.MustCompile(`^server_args=ServerArgs\(|launch_server' is still supported`),
+	// vLLM
+	regexp.MustCompile(`vLLM (API )?server version|^args: Namespace\(`),
+	// TGI
+	regexp.MustCompile(`^Args \{`),
+	// llama.cpp
+	regexp.MustCompile(`^ggml_cuda_init:|^load_backend:|^build: \d+|^main: build|^common_download_file`),
+	// TensorRT-LLM
+	regexp.MustCompile(`(?i)tensorrt-llm version|\[TRT-LLM\].*Starting`),
+}
+
+// preBanner lines are printed by a new process just before its banner.
+var preBanner = regexp.MustCompile(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py`)
+
+func isBanner(msg string) bool {
+	for _, re := range bannerRes {
+		if re.MatchString(msg) {
+			return true
+		}
+	}
+	return false
+}
+
+// Find reads the existing content r (up to in.Size bytes) and decides.
+func Find(r io.Reader, in Input) (Finding, error) {
+	if in.Loc == nil {
+		in.Loc = time.Local
+	}
+	// Nothing written since the process started: this run has printed
+	// nothing yet, everything in the file is stale.
+	nothingNew := !in.ProcStart.IsZero() && !in.ModTime.IsZero() && in.ModTime.Before(in.ProcStart.Add(-500*time.Millisecond))
+
+	// One pass, keeping only what is needed: the start of the last banner
+	// block, and the first line stamped at or after the process start.
+	var (
+		prevBanner, prevPre bool
+		lastBlock           int64 = -1 // start of the last banner block
+		preStart            int64 = -1 // start of a run of pre-banner lines
+		firstNew            int64 = -1 // first line stamped >= ProcStart-skew
+		blockBeforeNew      int64 = -1 // banner block start preceding firstNew with no old stamp between
+		lastOld             time.Time
+		oldSinceBlock       bool
+	)
+
+	now := time.Now()
+	err := follow.ReadAll(io.LimitReader(r, in.Size), func(l logline.Line) {
+		if l.CR {
+			return
+		}
+		p := classify.Parse(l.Text)
+		stamp := parseStamp(p.Stamp, p.StampKind, in.Loc, now)
+		banner := isBanner(p.Msg)
+		pre := !banner && preBanner.MatchString(l.Text)
+		if pre && !prevPre {
+			preStart = l.Offset
+		}
+		if banner && !prevBanner {
+			start := l.Offset
+			if prevPre && preStart >= 0 {
+				start = preStart
+			}
+			lastBlock = start
+			oldSinceBlock = false
+		}
+		prevBanner, prevPre = banner, pre
+		if !stamp.IsZero() && !in.ProcStart.IsZero() && firstNew < 0 {
+			if stamp.Before(in.ProcStart.Add(-skew)) {
+				lastOld = stamp
+				oldSinceBlock = true
+			} else {
+				firstNew = l.Offset
+				if lastBlock >= 0 && !oldSinceBlock {
+					blockBeforeNew = lastBlock
+				}
+			}
+		} else if !stamp.IsZero() && firstNew < 0 {
+			lastOld = stamp
+		}
+	})
+	if err != nil {
+		return Finding{}, err
+	}
+	f := Finding{Offset: 0, How: "no earlier run found"}
+	switch {
+	case nothingNew:
+		f.Offset, f.How = in.Size, "the log was last written before the process started"
+	case firstNew >= 0 && blockBeforeNew >= 0:
+		f.Offset, f.How = blockBeforeNew, "process start time and start banner"
+	case firstNew >= 0:
+		f.Offset, f.How = firstNew, "process start time"
+	case !in.ProcStart.IsZero() && !lastOld.IsZero():
+		// Stamped lines, all older than the process: none is this run's,
+		// unless a start banner follows the last of them.
+		f.Offset, f.How = in.Size, "process start time"
+		if lastBlock >= 0 && !oldSinceBlock {
+			f.Offset, f.How = lastBlock, "process start time and start banner"
+		}
+	case lastBlock >= 0:
+		f.Offset, f.How = lastBlock, "start banner"
+	}
+	if f.Offset > 0 {
+		f.StaleEnd = lastOld
+		f.Stale, f.StaleLines = summarize(r, in, f.Offset)
+	}
+	return f, nil
+}
+
+// summarize judges the stale part offline, for the "ignored N lines from an
+// earlier run that ended ... with ..." note.
+func summarize(r io.Reader, in Input, end int64) (judge.Offline, int) {
+	rs, ok := r.(io.ReadSeeker)
+	if !ok {
+		return judge.Offline{}, 0
+	}
+	if _, err := rs.Seek(0, io.SeekStart); err != nil {
+		return judge.Offline{}, 0
+	}
+	t := time.Unix(0, 0)
+	j := judge.New(judge.Config{Server: in.Kind}, t)
+	n := 0
+	_ = follow.ReadAll(io.LimitReader(rs, end), func(l logline.Line) {
+		if !l.CR {
+			n++
+		}
+		j.Line(l, t)
+	})
+	return j.Offline(), n
+}
+
+// parseStamp reads the timestamps servers print.
+func parseStamp(s, kind string, loc *time.Location, now time.Time) time.Time {
+	var t time.Time
+	var err error
+	switch kind {
+	case "sglang":
+		layout := "2006-01-02 15:04:05"
+		if strings.Contains(s, ".") {
+			layout += ".000"
+		}
+		t, err = time.ParseInLocation(layout, s, loc)
+	case "vllm":
+		// No year: take the one that puts the stamp closest to now.
+		t, err = time.ParseInLocation("2006-01-02 15:04:05", now.Format("2006")+"-"+s, loc)
+		if err == nil && t.After(now.Add(24*time.Hour)) {
+			t = t.AddDate(-1, 0, 0)
+		}
+	case "iso":
+		t, err = time.Parse(time.RFC3339Nano, s)
+	case "trtllm":
+		t, err = time.ParseInLocation("01/02/2006-15:04:05", s, loc)
+	default:
+		return time.Time{}
+	}
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
