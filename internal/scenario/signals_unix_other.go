@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package scenario
+
+import "syscall"
+
+// setDefaultAction relies on signal.Reset outside Linux.
+func setDefaultAction(syscall.Signal) {}
