@@ -262,7 +262,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		}
 	}
 	c := j.prof.Classify(l.Text)
-	if c.Phase != "" {
+	// An error that names a step (a missing libmpi, a failed NCCL call) is
+	// not the server reaching that step.
+	if c.Phase != "" && c.Failure == nil && !c.Exception {
 		j.advance(c.Phase, c.Back, c.Source, now)
 	}
 	if c.Progress != nil {

@@ -227,6 +227,15 @@ func parseStat(s string) (Process, uint64, error) {
 
 // BootTime returns when the system booted (btime in /proc/stat).
 func (p FS) BootTime() (time.Time, error) {
+	// btime is whole seconds, which would put every start time up to a
+	// second early; /proc/uptime has hundredths.
+	if b, err := os.ReadFile(p.path("uptime")); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up > 0 {
+				return time.Now().Add(-time.Duration(up * float64(time.Second))), nil
+			}
+		}
+	}
 	b, err := os.ReadFile(p.path("stat"))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("procfind: %w", err)

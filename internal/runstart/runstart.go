@@ -86,7 +86,9 @@ func Find(r io.Reader, in Input) (Finding, error) {
 	}
 	// Nothing written since the process started: this run has printed
 	// nothing yet, everything in the file is stale.
-	nothingNew := !in.ProcStart.IsZero() && !in.ModTime.IsZero() && in.ModTime.Before(in.ProcStart.Add(-500*time.Millisecond))
+	// The start time is truncated to the clock tick, so any write by the
+	// process is at or after it.
+	nothingNew := !in.ProcStart.IsZero() && !in.ModTime.IsZero() && in.ModTime.Before(in.ProcStart)
 
 	// One pass, keeping only what is needed: the start of the last banner
 	// block, and the first line stamped at or after the process start.
