@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"vigil/internal/classify"
 	"vigil/internal/judge"
@@ -20,6 +21,9 @@ import (
 	"vigil/internal/render"
 	v "vigil/internal/verdict"
 )
+
+// defaultGrace is how long a stopped server may take to exit after SIGTERM.
+const defaultGrace = 10 * time.Second
 
 type runOptions struct {
 	judgeFlags
@@ -54,11 +58,15 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
-	opts.register(cmd.Flags())
-	cmd.Flags().BoolVar(&opts.keep, "keep", false, "do not stop the server when the startup fails, stalls or times out")
-	cmd.Flags().StringVar(&opts.logFile, "log-file", "", "where the server's output goes (default: a new file under $XDG_STATE_HOME/vigil/logs)")
-	cmd.Flags().DurationVar(&opts.grace, "grace", 10*time.Second, "how long the server may take to exit after SIGTERM before SIGKILL")
+	opts.registerRun(cmd.Flags())
 	return cmd
+}
+
+func (opts *runOptions) registerRun(fs *pflag.FlagSet) {
+	opts.register(fs)
+	fs.BoolVar(&opts.keep, "keep", false, "do not stop the server when the startup fails, stalls or times out")
+	fs.StringVar(&opts.logFile, "log-file", "", "where the server's output goes (default: a new file under $XDG_STATE_HOME/vigil/logs)")
+	fs.DurationVar(&opts.grace, "grace", defaultGrace, "how long the server may take to exit after SIGTERM before SIGKILL")
 }
 
 func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) error {
