@@ -82,7 +82,7 @@ or completed no request (or the benchmark could not run), 2 usage error.`,
 			}
 			key := apiKeyFrom(apiKey, env)
 			streams := redactedStreams(env.IO, key)
-			return runBench(cmd.Context(), streams, bench.NewClient(base, key, o), o, src, jsonOut)
+			return runBench(cmd.Context(), streams, terminalColumns(env), bench.NewClient(base, key, o), o, src, jsonOut)
 		},
 	}
 	f := cmd.Flags()
@@ -95,25 +95,25 @@ or completed no request (or the benchmark could not run), 2 usage error.`,
 	f.DurationVar(&o.Duration, "duration", 0, "per level, send requests for this long instead of --requests")
 	f.IntVar(&o.InputLen, "input-len", o.InputLen, "prompt length in words (about one token each)")
 	f.IntVar(&o.OutputLen, "output-len", o.OutputLen, "max_tokens per request")
-	f.IntVar(&o.Warmup, "warmup", o.Warmup, "uncounted requests before each level")
+	f.IntVar(&o.Warmup, "warmup", o.Warmup, "rounds of uncounted short requests (one per connection) before each level")
 	f.BoolVar(&o.IgnoreEOS, "ignore-eos", o.IgnoreEOS, "ask the server to generate exactly --output-len tokens")
 	f.Int64Var(&o.Seed, "seed", o.Seed, "seed for the prompts")
 	f.StringVar(&slo, "slo", "", "goodput objective, e.g. ttft=500ms,tpot=50ms (also e2e=; bare numbers are ms)")
 	f.StringVar(&o.Baseline, "baseline", "", "earlier result FILE, or reference figures like 'c=1:67.76,c=8:410'")
 	f.StringVar(&tolerance, "tolerance", "10%", "how far below the baseline a level may fall")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up on one request after this long")
-	f.DurationVar(&o.StallTimeout, "stall-timeout", o.StallTimeout, "fail a request whose stream is silent this long")
+	f.DurationVar(&o.StallTimeout, "stall-timeout", o.StallTimeout, "fail a request whose stream is silent this long (its first token included)")
 	f.BoolVar(&jsonOut, "json", false, "print one JSON result object on stdout")
 	return cmd
 }
 
 // runBench runs the benchmark, prints the result and decides the exit status.
-func runBench(ctx context.Context, io *IOStreams, c *openai.Client, o bench.Options, src bench.BaselineSource, jsonOut bool) error {
+func runBench(ctx context.Context, io *IOStreams, columns int, c *openai.Client, o bench.Options, src bench.BaselineSource, jsonOut bool) error {
 	var progress *bench.Progress
 	stop := func() {}
 	if io.IsStderrTTY {
 		progress = &bench.Progress{}
-		stop = drawProgress(io.ErrOut, progress, 200*time.Millisecond)
+		stop = drawProgress(io.ErrOut, progress, 200*time.Millisecond, columns)
 	}
 	res, err := bench.Run(ctx, c, o, progress)
 	stop()
@@ -143,7 +143,7 @@ func runBench(ctx context.Context, io *IOStreams, c *openai.Client, o bench.Opti
 
 // drawProgress redraws one status line on w until the returned stop is
 // called, which erases it.
-func drawProgress(w io.Writer, p *bench.Progress, every time.Duration) (stop func()) {
+func drawProgress(w io.Writer, p *bench.Progress, every time.Duration, columns int) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -155,11 +155,22 @@ func drawProgress(w io.Writer, p *bench.Progress, every time.Duration) (stop fun
 				fmt.Fprint(w, "\r\033[K")
 				return
 			case now := <-t.C:
-				fmt.Fprint(w, "\r\033[K"+p.Snapshot().Line(now, 100))
+				fmt.Fprint(w, "\r\033[K"+p.Snapshot().Line(now, columns))
 			}
 		}
 	})
 	return func() { close(done); wg.Wait() }
+}
+
+// terminalColumns is the width for the progress line: $COLUMNS when the
+// shell exports it, else 80.
+func terminalColumns(env *Env) int {
+	if env.Getenv != nil {
+		if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 20 {
+			return n
+		}
+	}
+	return 80
 }
 
 // apiKeyFrom picks the API key: the flag, else $VIGIL_API_KEY, else

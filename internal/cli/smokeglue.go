@@ -2,11 +2,17 @@ package cli
 
 import (
 	"context"
+	"time"
 
 	"vigil/internal/judge"
+	"vigil/internal/smoke"
 )
 
-// smokeCheck sends the smoke request for `run --smoke` / `watch --smoke`.
+// smokeTimeout bounds the smoke request of `run --smoke` / `watch --smoke`.
+const smokeTimeout = 30 * time.Second
+
+// smokeCheck sends the smoke request once the server is ready.
 func smokeCheck(ctx context.Context, base, server, key string) judge.SmokeResult {
-	return judge.SmokeResult{OK: false, Reason: "smoke test not available", Endpoint: base}
+	r := smoke.Check(ctx, smoke.Options{BaseURL: base, Server: server, Timeout: smokeTimeout, APIKey: key})
+	return judge.SmokeResult{OK: r.OK, Reason: r.Reason, Answer: r.Answer, Endpoint: r.Endpoint, Latency: r.Latency}
 }

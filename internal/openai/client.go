@@ -1,0 +1,434 @@
+// Package openai is a small client for the OpenAI-compatible APIs of LLM
+// inference servers (SGLang, vLLM, TensorRT-LLM, llama.cpp, TGI): model
+// discovery, plain requests for smoke tests, and a streaming path built for
+// benchmarks.
+//
+// The streaming path is built for measurement: every network read is
+// stamped, events are inspected for the few keys a benchmark needs instead
+// of being decoded, buffers are pooled, and nothing is ever retried. The
+// caller supplies the *http.Client, so connections are kept alive and shared
+// as the caller decides (see [NewTransport]).
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Client talks to one server. The zero value is not usable: BaseURL is needed.
+type Client struct {
+	// BaseURL is scheme://host[:port] with an optional path prefix, without
+	// the trailing /v1 (see [ParseBaseURL]).
+	BaseURL string
+	// APIKey, when set, goes in an Authorization: Bearer header. It is never
+	// put in an error or a result.
+	APIKey string
+	// HTTP sends the requests; nil means a client over [NewTransport](64).
+	// It should have no Timeout: deadlines come from the context, and a
+	// client-wide timeout would cut long streams.
+	HTTP *http.Client
+	// Now stamps events; nil means time.Now.
+	Now func() time.Time
+	// StallTimeout abandons a stream that sends nothing for this long
+	// (headers, data or keep-alive comments all count). Zero: never.
+	StallTimeout time.Duration
+}
+
+// ParseBaseURL checks a user's --url and returns it without a trailing
+// slash or /v1, so paths such as /v1/models can be appended.
+func ParseBaseURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("want a URL like http://127.0.0.1:30000, got %q", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("URL %q: want no query or fragment", raw)
+	}
+	p := strings.TrimRight(u.Path, "/")
+	p = strings.TrimSuffix(p, "/v1")
+	u.Path, u.RawPath = p, ""
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// NewTransport returns a transport for benchmarking: up to conns kept-alive
+// connections to one host, no compression (it would only add CPU to SSE),
+// and HTTP/1.1 so each in-flight request has its own connection as load
+// generators usually do.
+func NewTransport(conns int) *http.Transport {
+	if conns < 1 {
+		conns = 1
+	}
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		TLSHandshakeTimeout: 10 * time.Second,
+		ReadBufferSize:      32 << 10,
+		WriteBufferSize:     16 << 10,
+	}
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return defaultHTTP
+}
+
+var defaultHTTP = &http.Client{Transport: NewTransport(64)}
+
+// StatusError is an HTTP answer other than 200.
+type StatusError struct {
+	Code int
+	Body string // the start of the body, on one line
+}
+
+func (e *StatusError) Error() string {
+	if e.Body == "" {
+		return fmt.Sprintf("HTTP %d", e.Code)
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.Code, e.Body)
+}
+
+// ServerError is an error the server reported inside a 200 stream.
+type ServerError struct{ Message string }
+
+func (e *ServerError) Error() string { return "server error: " + clip(e.Message, 200) }
+
+// Stream failures that are not errors of the network or the server's status.
+var (
+	// ErrStalled: nothing arrived for StallTimeout.
+	ErrStalled = errors.New("stalled")
+	// ErrEarlyEOF: the stream ended without [DONE] or a finish_reason.
+	ErrEarlyEOF = errors.New("stream ended early")
+	// ErrNotStream: the server answered a streaming request with plain JSON.
+	ErrNotStream = errors.New("response is not an event stream")
+)
+
+func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	return req, nil
+}
+
+// Models lists the served model ids (GET /v1/models).
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	var out struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := c.Do(ctx, http.MethodGet, "/v1/models", nil, &out); err != nil {
+		return nil, fmt.Errorf("GET /v1/models: %w", err)
+	}
+	ids := make([]string, 0, len(out.Data))
+	for _, d := range out.Data {
+		if d.ID != "" {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("GET /v1/models: no model listed")
+	}
+	return ids, nil
+}
+
+// Do sends one request with a JSON body (nil for none) and decodes a 200
+// answer into out. Any other status is a *StatusError.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return err
+		}
+	}
+	req, err := c.newRequest(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return transportError(ctx, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return &StatusError{Code: resp.StatusCode, Body: oneLine(data)}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("decoding the answer: %w (%s)", err, clip(oneLine(data), 80))
+	}
+	return nil
+}
+
+// StreamResult is one streamed request, with times measured from Start.
+type StreamResult struct {
+	// Start is when the request's last byte was written to the connection:
+	// the client-side counterpart of the server receiving it. Time spent
+	// before, in the client (queueing for a connection, dialing, writing),
+	// is Send, so that it is seen but not mistaken for the server's.
+	Start time.Time
+	Send  time.Duration   // from the call to Start
+	TTFT  time.Duration   // first event carrying text; 0 when none did
+	Last  time.Duration   // last event carrying text
+	End   time.Duration   // [DONE], or the end of the stream
+	Times []time.Duration // arrival of every event carrying text, in order
+	// UsageTokens is completion_tokens as the server reported it (OpenAI
+	// usage or SGLang meta_info); -1 when it reported none.
+	UsageTokens  int
+	PromptTokens int // -1 when not reported
+	Err          error
+	finished     bool
+}
+
+// OutputTokens is the number of generated tokens: the server's own count
+// when it gave one, otherwise the text events that actually arrived. It is
+// never the requested max_tokens.
+func (r *StreamResult) OutputTokens() int {
+	if r.UsageTokens >= 0 {
+		return r.UsageTokens
+	}
+	return len(r.Times)
+}
+
+func (r *StreamResult) reset() {
+	*r = StreamResult{Times: r.Times[:0], UsageTokens: -1, PromptTokens: -1}
+}
+
+// sendStamp records when one request's last byte was written. It is per
+// request, not per result: when a server answers before reading the body,
+// the transport may report the write after the caller has moved on.
+type sendStamp struct {
+	called time.Time
+	now    func() time.Time
+	wrote  atomic.Int64 // nanoseconds from called, plus one; 0: not yet
+}
+
+func (s *sendStamp) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		// Called from the transport's writer goroutine: hence the atomic.
+		s.wrote.Store(int64(s.now().Sub(s.called)) + 1)
+	}}
+}
+
+// Stream POSTs body to path and reads the event stream to its end, filling
+// res (whose Times buffer is reused). It never retries. A failed request
+// has res.Err set: a *StatusError, *ServerError, *MalformedError, ErrStalled,
+// ErrEarlyEOF, ErrNotStream, or a network or context error.
+func (c *Client) Stream(ctx context.Context, path string, body []byte, res *StreamResult) {
+	res.reset()
+	now := orNow(c.Now)
+	called := now()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stamp := &sendStamp{called: called, now: now}
+	req, err := c.newRequest(httptrace.WithClientTrace(ctx, stamp.trace()), http.MethodPost, path, body)
+	if err != nil {
+		res.Err = err
+		return
+	}
+	req.Header.Set("Accept", "text/event-stream")
+
+	var onRead func(time.Time)
+	if c.StallTimeout > 0 {
+		w := newStallWatch(called, c.StallTimeout, now, cancel)
+		defer w.stop()
+		onRead = w.saw
+	}
+	resp, err := c.httpClient().Do(req)
+	// The request is written before its answer comes, except when a server
+	// answers early (an error before reading the body): then the answer's
+	// arrival stands for it.
+	if w := stamp.wrote.Load(); w > 0 {
+		res.Send = time.Duration(w - 1)
+	} else {
+		res.Send = now().Sub(called)
+	}
+	res.Start = called.Add(res.Send)
+	if err != nil {
+		res.Err = transportError(ctx, err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		res.Err = &StatusError{Code: resp.StatusCode, Body: oneLine(data)}
+		return
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if msg := inbandError(data); msg != "" {
+			res.Err = &ServerError{Message: msg}
+		} else {
+			res.Err = ErrNotStream
+		}
+		return
+	}
+	if onRead != nil {
+		onRead(now()) // the headers count as a sign of life
+	}
+
+	bufs := getStreamBufs(resp.Body, now, onRead)
+	defer putStreamBufs(bufs)
+	er := bufs.er
+	for {
+		data, at, err := er.Next()
+		if err != nil {
+			switch {
+			case err == io.EOF && res.finished:
+				res.End = res.Last // ended without [DONE] but after a finish_reason: tolerated
+			case err == io.EOF:
+				res.Err = ErrEarlyEOF
+			default:
+				res.Err = transportError(ctx, err)
+			}
+			return
+		}
+		ch, err := bufs.cp.Parse(data)
+		if err != nil {
+			res.Err = err
+			return
+		}
+		if ch.Done {
+			res.End = at.Sub(res.Start)
+			// Read to the end of the body so the connection can be reused.
+			_, _ = io.Copy(io.Discard, io.LimitReader(er.br, 64<<10))
+			return
+		}
+		if ch.Err != "" {
+			res.Err = &ServerError{Message: ch.Err}
+			return
+		}
+		if ch.Text {
+			d := at.Sub(res.Start)
+			if len(res.Times) == 0 {
+				res.TTFT = d
+			}
+			res.Last = d
+			res.Times = append(res.Times, d)
+		}
+		if ch.Tokens >= 0 {
+			res.UsageTokens = ch.Tokens
+		}
+		if ch.Prompt >= 0 {
+			res.PromptTokens = ch.Prompt
+		}
+		if ch.Finished {
+			res.finished = true
+		}
+	}
+}
+
+// stallWatch cancels a stream that has been silent for too long. One timer
+// per stream, re-armed only when it fires, so a token costs an atomic store
+// rather than a timer reset.
+type stallWatch struct {
+	start time.Time
+	limit time.Duration
+	now   func() time.Time
+	last  atomic.Int64 // nanoseconds since start of the last read
+	timer *time.Timer
+}
+
+func newStallWatch(start time.Time, limit time.Duration, now func() time.Time, cancel context.CancelCauseFunc) *stallWatch {
+	w := &stallWatch{start: start, limit: limit, now: now}
+	w.timer = time.AfterFunc(limit, func() {
+		idle := now().Sub(w.start) - time.Duration(w.last.Load())
+		if idle >= limit {
+			cancel(fmt.Errorf("%w: nothing for %v", ErrStalled, limit))
+			return
+		}
+		w.timer.Reset(limit - idle)
+	})
+	return w
+}
+
+func (w *stallWatch) saw(t time.Time) { w.last.Store(int64(t.Sub(w.start))) }
+func (w *stallWatch) stop()           { w.timer.Stop() }
+
+// transportError explains why the exchange failed: the context's cause
+// (a stall or a deadline) takes precedence over the resulting I/O error.
+func transportError(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		return cause
+	}
+	return err
+}
+
+// Reason sorts a request's failure into a short, stable category for
+// counting: "HTTP 429", "connection reset", "stalled", "timeout", ...
+func Reason(err error) string {
+	var se *StatusError
+	var srv *ServerError
+	var mal *MalformedError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &se):
+		return fmt.Sprintf("HTTP %d", se.Code)
+	case errors.As(err, &srv):
+		return "server error"
+	case errors.As(err, &mal):
+		return "malformed SSE"
+	case errors.Is(err, ErrStalled):
+		return "stalled"
+	case errors.Is(err, ErrEarlyEOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "stream ended early"
+	case errors.Is(err, ErrNotStream):
+		return "not a stream"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connection reset"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) && nerr.Timeout() {
+		return "timeout"
+	}
+	return "other"
+}
+
+// oneLine squeezes a body into a short single line for messages.
+func oneLine(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	return clip(s, 200)
+}

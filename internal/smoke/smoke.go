@@ -1,0 +1,256 @@
+// Package smoke sends one real generation request to a server that says it
+// is ready and judges the answer. A /health 200 says nothing about the
+// answers: a model with broken numerics (a wrong FP4 or FP16 setting) comes
+// up healthy and answers "!!!!!!!!".
+package smoke
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"vigil/internal/openai"
+)
+
+// Prompt is the question every smoke test asks: short, with one obvious
+// answer, so that a sane model of any size answers it in one sentence.
+const Prompt = "What is the capital of France? Answer in one sentence."
+
+// MaxTokens bounds the answer: enough for one sentence, short enough to be
+// quick on a slow server.
+const MaxTokens = 32
+
+// DefaultTimeout is used when Options.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// Options say whom to ask and what to expect.
+type Options struct {
+	BaseURL    string // http://127.0.0.1:30000, with or without /v1
+	Model      string // "" = discover from /v1/models
+	Server     string // "sglang", "vllm", ... a hint, may be ""
+	Timeout    time.Duration
+	ExpectText *regexp.Regexp // the answer must match, when set
+	APIKey     string
+	HTTPClient *http.Client // nil: a default client
+}
+
+// Result is the judgement of one smoke test.
+type Result struct {
+	OK       bool
+	Reason   string // why not OK: "empty answer", "garbage: run of 64 '!'", "HTTP 500", "timeout after 30s", ...
+	Endpoint string // the path that answered, e.g. /v1/chat/completions
+	Model    string
+	Answer   string
+	Latency  time.Duration // of the request that answered
+}
+
+// Check asks the server Prompt and judges the answer. It tries the chat
+// API first, falls back to text completions when the server has no chat
+// route or no chat template, and to SGLang's /generate when the OpenAI
+// routes are missing. Requests are never retried.
+func Check(ctx context.Context, opts Options) Result {
+	res := Result{Model: opts.Model}
+	base, err := openai.ParseBaseURL(opts.BaseURL)
+	if err != nil {
+		res.Reason = "bad URL: " + err.Error()
+		return res
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := &openai.Client{BaseURL: base, APIKey: opts.APIKey, HTTP: opts.HTTPClient}
+	if c.HTTP == nil {
+		c.HTTP = &http.Client{Transport: openai.NewTransport(1)}
+	}
+	fail := func(endpoint string, err error) Result {
+		res.Endpoint = endpoint
+		res.Reason = reason(ctx, err, timeout)
+		return res
+	}
+
+	if res.Model == "" {
+		models, err := c.Models(ctx)
+		var se *openai.StatusError
+		switch {
+		case err == nil:
+			res.Model = models[0]
+		case errors.As(err, &se) && se.Code == http.StatusNotFound:
+			// No model list (some TGI and llama.cpp builds): send no model
+			// name and let the server use the one it has.
+		default:
+			return fail("/v1/models", err)
+		}
+	}
+
+	var tried []string
+	for _, a := range attempts(opts.Server) {
+		start := time.Now()
+		answer, err := a.ask(ctx, c, res.Model)
+		if err != nil {
+			if a.unsupported(err) {
+				tried = append(tried, a.path+" "+openai.Reason(err))
+				continue
+			}
+			return fail(a.path, err)
+		}
+		res.Endpoint, res.Answer, res.Latency = a.path, answer, time.Since(start)
+		if why, bad := Garbage(answer); bad {
+			res.Reason = why
+			return res
+		}
+		if opts.ExpectText != nil && !opts.ExpectText.MatchString(answer) {
+			res.Reason = fmt.Sprintf("answer does not match /%s/", opts.ExpectText)
+			return res
+		}
+		res.OK = true
+		return res
+	}
+	res.Reason = "no generation endpoint: " + strings.Join(tried, ", ")
+	return res
+}
+
+// attempt is one way of asking.
+type attempt struct {
+	path        string
+	ask         func(ctx context.Context, c *openai.Client, model string) (string, error)
+	unsupported func(error) bool // the server lacks this route: try the next one
+}
+
+func attempts(server string) []attempt {
+	list := []attempt{
+		{path: openai.Chat.Path(), ask: askChat, unsupported: noChat},
+		{path: openai.Completions.Path(), ask: askCompletion, unsupported: noRoute},
+	}
+	// /generate means something else on TGI, so only SGLang (or an unknown
+	// server) gets to use it.
+	if server == "" || server == "sglang" || server == "auto" {
+		list = append(list, attempt{path: openai.Generate.Path(), ask: askGenerate, unsupported: noRoute})
+	}
+	return list
+}
+
+func askChat(ctx context.Context, c *openai.Client, model string) (string, error) {
+	req := map[string]any{
+		"messages":    []map[string]string{{"role": "user", "content": Prompt}},
+		"max_tokens":  MaxTokens,
+		"temperature": 0,
+	}
+	if model != "" {
+		req["model"] = model
+	}
+	var out struct {
+		Choices []struct {
+			Message struct {
+				Content          *string `json:"content"`
+				ReasoningContent *string `json:"reasoning_content"`
+				Reasoning        *string `json:"reasoning"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := c.Do(ctx, http.MethodPost, openai.Chat.Path(), req, &out); err != nil {
+		return "", err
+	}
+	if len(out.Choices) == 0 {
+		return "", nil
+	}
+	m := out.Choices[0].Message
+	// A reasoning model may spend all 32 tokens thinking: its reasoning is
+	// then the answer to judge, not an empty content.
+	for _, s := range []*string{m.Content, m.ReasoningContent, m.Reasoning} {
+		if s != nil && strings.TrimSpace(*s) != "" {
+			return *s, nil
+		}
+	}
+	return "", nil
+}
+
+func askCompletion(ctx context.Context, c *openai.Client, model string) (string, error) {
+	req := map[string]any{"prompt": Prompt, "max_tokens": MaxTokens, "temperature": 0}
+	if model != "" {
+		req["model"] = model
+	}
+	var out struct {
+		Choices []struct {
+			Text string `json:"text"`
+		} `json:"choices"`
+	}
+	if err := c.Do(ctx, http.MethodPost, openai.Completions.Path(), req, &out); err != nil {
+		return "", err
+	}
+	if len(out.Choices) == 0 {
+		return "", nil
+	}
+	return out.Choices[0].Text, nil
+}
+
+func askGenerate(ctx context.Context, c *openai.Client, _ string) (string, error) {
+	req := map[string]any{
+		"text":            Prompt,
+		"sampling_params": map[string]any{"max_new_tokens": MaxTokens, "temperature": 0},
+	}
+	var out struct {
+		Text string `json:"text"`
+	}
+	if err := c.Do(ctx, http.MethodPost, openai.Generate.Path(), req, &out); err != nil {
+		return "", err
+	}
+	return out.Text, nil
+}
+
+// noRoute: the server has no such endpoint.
+func noRoute(err error) bool {
+	var se *openai.StatusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code == http.StatusNotFound || se.Code == http.StatusMethodNotAllowed || se.Code == http.StatusNotImplemented
+}
+
+// noChat: no chat route, or a model without a chat template (a base
+// model): vLLM and SGLang answer 400 and name the template.
+func noChat(err error) bool {
+	if noRoute(err) {
+		return true
+	}
+	var se *openai.StatusError
+	if !errors.As(err, &se) || (se.Code != http.StatusBadRequest && se.Code != http.StatusUnprocessableEntity) {
+		return false
+	}
+	body := strings.ToLower(se.Body)
+	return strings.Contains(body, "chat template") || strings.Contains(body, "chat_template")
+}
+
+// reason words a failure for people: short, one line, no key.
+func reason(ctx context.Context, err error, timeout time.Duration) string {
+	var se *openai.StatusError
+	switch {
+	case errors.As(err, &se):
+		if msg := statusMessage(se.Body); msg != "" {
+			return fmt.Sprintf("HTTP %d: %s", se.Code, msg)
+		}
+		return fmt.Sprintf("HTTP %d", se.Code)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("timeout after %v", timeout)
+	}
+	if r := openai.Reason(err); r != "other" {
+		return r
+	}
+	return err.Error()
+}
+
+// statusMessage picks the message out of an error body, or its start.
+func statusMessage(body string) string {
+	if m := errMessage.FindStringSubmatch(body); m != nil {
+		return clip(m[1], 120)
+	}
+	return clip(body, 120)
+}
+
+var errMessage = regexp.MustCompile(`"message"\s*:\s*"((?:[^"\\]|\\.)*)"`)
