@@ -16,21 +16,31 @@ import (
 	"vigil/internal/verdict"
 )
 
-// Matcher matches a line: Lit must occur in the message, then Re (if set)
-// must match it.
+// Matcher matches a line: one of its literals must occur in the message,
+// then Re (if set) must match it. The literal test is what keeps matching
+// cheap: a rule's regular expression only runs on lines that could match.
 type Matcher struct {
-	Lit string
-	Re  *regexp.Regexp
+	// Lit is one literal or several separated by "|".
+	Lit  string
+	lits []string
+	Re   *regexp.Regexp
 	// Fold makes the literal test case-insensitive (Lit must be lower case).
 	Fold bool
 }
 
 func (m *Matcher) match(msg, lower string) bool {
+	hay := msg
 	if m.Fold {
-		if !strings.Contains(lower, m.Lit) {
-			return false
+		hay = lower
+	}
+	hit := false
+	for _, l := range m.lits {
+		if strings.Contains(hay, l) {
+			hit = true
+			break
 		}
-	} else if !strings.Contains(msg, m.Lit) {
+	}
+	if !hit {
 		return false
 	}
 	return m.Re == nil || m.Re.MatchString(msg)
@@ -130,4 +140,35 @@ func atof(s string) float64 {
 		return 0
 	}
 	return f
+}
+
+// prepare splits every matcher's literals once, before any matching, so
+// that classifying is safe from many goroutines.
+func prepare(ms ...*Matcher) {
+	for _, m := range ms {
+		m.lits = strings.Split(m.Lit, "|")
+	}
+}
+
+func init() {
+	for i := range benign {
+		prepare(&benign[i])
+	}
+	for i := range commonFailures {
+		prepare(&commonFailures[i].Matcher)
+	}
+	for _, p := range []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic} {
+		for i := range p.Phases {
+			prepare(&p.Phases[i].Matcher)
+		}
+		for i := range p.ProgressPhases {
+			prepare(&p.ProgressPhases[i].Matcher)
+		}
+		for i := range p.Failures {
+			prepare(&p.Failures[i].Matcher)
+		}
+		for i := range p.Ready {
+			prepare(&p.Ready[i])
+		}
+	}
 }

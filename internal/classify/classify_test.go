@@ -1,0 +1,208 @@
+package classify
+
+import (
+	"testing"
+
+	v "vigil/internal/verdict"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, line             string
+		msg, source, level, sk string
+	}{
+		{"sglang rank", "[2026-05-24 00:52:39 TP1] Load weight begin. avail mem=75.12 GB", "Load weight begin. avail mem=75.12 GB", "TP1", "", "sglang"},
+		{"sglang dp tp ep", "[2026-05-24 00:52:39.123 DP1 TP3 EP3] KV Cache is allocated.", "KV Cache is allocated.", "DP1 TP3 EP3", "", "sglang"},
+		{"sglang main", "[2026-05-24 00:53:21] The server is fired up and ready to roll!", "The server is fired up and ready to roll!", "", "", "sglang"},
+		{"sglang old gpu_id", "[gpu_id=0] Load weight end. type=Qwen2ForCausalLM", "Load weight end. type=Qwen2ForCausalLM", "GPU0", "", ""},
+		{"sglang uvicorn", "[2026-05-24 00:53:20] INFO:     Uvicorn running on http://127.0.0.1:30000", "Uvicorn running on http://127.0.0.1:30000", "", "info", "sglang"},
+		{"vllm engine", "(EngineCore_DP0 pid=441) INFO 11-24 11:43:54 [gpu_model_runner.py:3341] Model loading took 2.05 GiB", "Model loading took 2.05 GiB", "EngineCore_DP0", "info", "vllm"},
+		{"vllm old header", "INFO 01-14 03:08:50 llm_engine.py:234] Initializing an LLM engine", "Initializing an LLM engine", "", "info", "vllm"},
+		{"vllm warning", "(APIServer pid=1) WARNING 05-19 10:00:01 [api_server.py:1] careful", "careful", "APIServer", "warning", "vllm"},
+		{"vllm ansi prefix", "\x1b[1;36m(EngineCore pid=7)\x1b[0;0m ERROR 05-19 10:00:01 [core.py:866] EngineCore failed to start.", "EngineCore failed to start.", "EngineCore", "error", "vllm"},
+		{"vllm uvicorn", "(APIServer pid=9851) INFO:     Application startup complete.", "Application startup complete.", "APIServer", "info", ""},
+		{"vllm traceback frame keeps indent", "(EngineCore pid=7) ERROR 05-19 10:00:01 [core.py:866]   File \"x.py\", line 1", "  File \"x.py\", line 1", "EngineCore", "error", "vllm"},
+		{"trtllm rank", "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [E] Failed", "Failed", "MPI_Rank 1", "error", "trtllm"},
+		{"trtllm cpp", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 17210", "Number of blocks in KV cache primary pool: 17210", "", "info", ""},
+		{"tgi shard", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Shard ready in 14.2s rank=0", "Shard ready in 14.2s", "rank 0", "info", "iso"},
+		{"tgi router", "2026-01-08T10:00:00.123456Z  INFO text_generation_router::server: router/src/server.rs:1812: Connected", "Connected", "", "info", "iso"},
+		{"tgi warn", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: custom kernels", "custom kernels", "", "warning", "iso"},
+		{"torch glog warning", "[rank0]:[W1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] Warning: x", "Warning: x", "rank0", "warning", ""},
+		{"python warning", "/usr/lib/x.py:12: UserWarning: CUDA initialization: something", "/usr/lib/x.py:12: UserWarning: CUDA initialization: something", "", "warning", ""},
+		{"llama prefix", "0.00.347.618 W common_init_from_params: warming up", "common_init_from_params: warming up", "", "warning", ""},
+		{"plain", "Traceback (most recent call last):", "Traceback (most recent call last):", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Parse(tt.line)
+			if p.Msg != tt.msg || p.Source != tt.source || p.Level != tt.level || p.StampKind != tt.sk {
+				t.Errorf("Parse(%q) = msg %q source %q level %q stamp %q; want %q %q %q %q",
+					tt.line, p.Msg, p.Source, p.Level, p.StampKind, tt.msg, tt.source, tt.level, tt.sk)
+			}
+		})
+	}
+}
+
+func TestClassifyFailures(t *testing.T) {
+	tests := []struct {
+		name, server, line string
+		cause              v.Cause
+		fatal, failure     bool
+	}{
+		{"sglang kv pool", "sglang", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.", v.GPUOOM, false, true},
+		{"torch oom", "vllm", "(EngineCore pid=1) ERROR 11-29 10:00:00 [core.py:866] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB.", v.GPUOOM, false, true},
+		{"llama cudamalloc", "llamacpp", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 0: cudaMalloc failed: out of memory", v.GPUOOM, false, true},
+		{"vllm no cache blocks", "vllm", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.", v.GPUOOM, false, true},
+		{"tgi prefill", "tgi", "Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`", v.GPUOOM, false, true},
+		{"sglang scheduler -9", "sglang", "[2026-11-29 10:00:00] RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer.", v.HostOOM, true, true},
+		{"old sglang exit code", "sglang", "[2026-11-29 10:00:00] Exit code: -9", v.HostOOM, false, true},
+		{"vllm failed proc -9", "vllm", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': -9}", v.HostOOM, true, true},
+		{"shell killed", "", "Killed", v.HostOOM, false, true},
+		{"nccl error", "sglang", "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)", v.NCCL, false, true},
+		{"nccl watchdog", "vllm", "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)", v.NCCL, false, true},
+		{"tcpstore port", "vllm", "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use", v.NCCL, false, true},
+		{"no kernel image", "sglang", "RuntimeError: RMSNorm failed with error code no kernel image is available for execution on the device", v.CUDA, false, true},
+		{"illegal access", "vllm", "RuntimeError: CUDA error: an illegal memory access was encountered", v.CUDA, false, true},
+		{"undefined symbol", "vllm", "ImportError: /opt/vllm/_C.abi3.so: undefined symbol: _ZN5torch3jit", v.Dependency, false, true},
+		{"module not found", "sglang", "ModuleNotFoundError: No module named 'sgl_kernel'", v.Dependency, false, true},
+		{"argparse", "sglang", "launch_server.py: error: unrecognized arguments: --enable-reasoning", v.Config, true, true},
+		{"vllm max len", "vllm", "ValueError: User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=32768 in model's config.json).", v.Config, false, true},
+		{"unknown quant", "vllm", "ValueError: Unknown quantization method: fp5. Must be one of ['awq', 'fp8'].", v.Config, false, true},
+		{"gated", "tgi", "You are trying to access a gated repo.", v.ModelLoad, false, true},
+		{"safetensors header", "vllm", "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge", v.ModelLoad, false, true},
+		{"llama load exit", "llamacpp", "main: exiting due to model loading error", v.ModelLoad, true, true},
+		{"uvicorn bind", "sglang", "[2026-11-29 10:00:00] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use", v.PortInUse, true, true},
+		{"trtllm bind", "trtllm", "RuntimeError: Failed to bind socket to localhost:8000: [Errno 98] Address already in use", v.PortInUse, true, true},
+		{"ninja", "sglang", "RuntimeError: Ninja build failed. Ninja output:", v.KernelBuild, false, true},
+		{"no c compiler", "vllm", "RuntimeError: Failed to find C compiler. Please specify via CC environment variable.", v.KernelBuild, false, true},
+		{"segfault", "sglang", "Fatal Python error: Segmentation fault", v.Crash, false, true},
+		{"sigquit echo", "sglang", "[2026-11-29 10:00:00] Received sigquit from a child process. It usually means the child failed.", "", true, true},
+		{"vllm echo", "vllm", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}", "", true, true},
+		{"tgi shard failed", "tgi", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard 0 failed to start", "", true, true},
+		// Benign look-alikes never fail a startup.
+		{"warning mentions error", "vllm", "(APIServer pid=1) WARNING 11-29 10:00:00 [x.py:1] Error in chat template, falling back", "", false, false},
+		{"cuda env info", "sglang", "[2026-11-29 10:00:00] CUDA_HOME is set; CUDA error checking enabled", "", false, false},
+		{"can be ignored", "vllm", "The CUDA error above can be ignored.", "", false, false},
+		{"deprecation", "vllm", "`torch_dtype` is deprecated! Use `dtype` instead!", "", false, false},
+		{"mlir loc error", "sglang", "loc(\"/tmp/x.py\":12:3): error: operation scheduled before its operands", "", false, false},
+		{"ignore import error", "sglang", "Ignore import error when loading sglang.srt.models.qwen2_audio: ModuleNotFoundError: No module named 'torchaudio'", "", false, false},
+		{"nccl warn", "vllm", "node1:123:456 [0] NCCL WARN Call to bind failed: Address already in use", "", false, false},
+		{"traceback source line", "sglang", "    raise RuntimeError(f\"NCCL error: {error_str}\")", "", false, false},
+		{"server args trust remote code", "sglang", "server_args=ServerArgs(model_path='x', trust_remote_code=True, quantization=None)", "", false, false},
+		{"python warning with cuda", "sglang", "/x/torch/cuda/__init__.py:235: UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible", "", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Lookup(tt.server).Classify(tt.line)
+			if (c.Failure != nil) != tt.failure {
+				t.Fatalf("failure = %v, want %v (line %q)", c.Failure != nil, tt.failure, tt.line)
+			}
+			if c.Failure == nil {
+				return
+			}
+			if c.Failure.Cause != tt.cause || c.Failure.Fatal != tt.fatal {
+				t.Errorf("rule %s: cause %q fatal %v, want %q %v", c.Failure.ID, c.Failure.Cause, c.Failure.Fatal, tt.cause, tt.fatal)
+			}
+		})
+	}
+}
+
+func TestClassifyPhases(t *testing.T) {
+	tests := []struct {
+		name, server, line string
+		phase              v.Phase
+	}{
+		{"sglang args", "sglang", "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')", v.Init},
+		{"sglang dist", "sglang", "[2026-11-29 10:00:00 TP0] Init torch distributed begin.", v.Distributed},
+		{"sglang weights", "sglang", "[2026-11-29 10:00:00 TP0] Load weight begin. avail mem=78.58 GB", v.Weights},
+		{"sglang after weights", "sglang", "[2026-11-29 10:00:00 TP0] Load weight end. type=X, avail mem=1 GB", v.KVCache},
+		{"sglang graphs new", "sglang", "[2026-11-29 10:00:00 TP0] Capture target decode CUDA graph begin. backend=full, bs=[1, 2]", v.CUDAGraph},
+		{"sglang graphs old", "sglang", "[2026-11-29 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes.", v.CUDAGraph},
+		{"sglang warmup", "sglang", `[2026-11-29 10:00:00] INFO:     127.0.0.1:52120 - "POST /generate HTTP/1.1" 200 OK`, v.Warmup},
+		{"vllm weights", "vllm", "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-8B...", v.Weights},
+		{"vllm compile", "vllm", "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [backends.py:559] Dynamo bytecode transform time: 5.11 s", v.Compile},
+		{"vllm kv", "vllm", "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [kv_cache_utils.py:1087] GPU KV cache size: 249,168 tokens", v.KVCache},
+		{"vllm graph bar", "vllm", "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  50%|█████     | 33/67 [00:01<00:01, 33.44it/s]", v.CUDAGraph},
+		{"vllm serving", "vllm", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000", v.Serving},
+		{"llama kv", "llamacpp", "llama_kv_cache:      CUDA0 KV buffer size =  3072.00 MiB", v.KVCache},
+		{"llama mmproj", "llamacpp", "clip_model_loader: model name:   Gemma-3-27B-It", v.Weights},
+		{"tgi shard", "tgi", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0", v.Weights},
+		{"tgi warmup", "tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_router: router/src/main.rs:247: Warming up model", v.Warmup},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Lookup(tt.server).Classify(tt.line).Phase; got != tt.phase {
+				t.Errorf("phase = %q, want %q", got, tt.phase)
+			}
+		})
+	}
+}
+
+func TestParseProgress(t *testing.T) {
+	tests := []struct {
+		name, msg        string
+		ok               bool
+		desc             string
+		pct, done, total int
+		rate             float64
+	}{
+		{"sglang bar format", "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:03<00:03,  1.52it/s]", true, "Loading safetensors checkpoint shards", 50, 2, 4, 1.52},
+		{"tqdm default", "Capturing batches (bs=1 avail_mem=23.56 GB): 100%|██████████| 52/52 [00:05<00:00, 10.36it/s]", true, "Capturing batches (bs=1 avail_mem=23.56 GB)", 100, 52, 52, 10.36},
+		{"seconds per item", "Loading pt checkpoint shards:  25% Completed | 1/4 [00:02<00:06,  2.00s/it]", true, "Loading pt checkpoint shards", 25, 1, 4, 0.5},
+		{"start of bar", "Capturing batches (bs=8 avail_mem=3.90 GB):   0%|          | 0/4 [00:00<?, ?it/s]", true, "Capturing batches (bs=8 avail_mem=3.90 GB)", 0, 0, 4, 0},
+		{"not a bar", "token usage: 0.05, 3/4 done", false, "", 0, 0, 0, 0},
+		{"done above total", "x: 50%| | 9/4", false, "", 0, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := ParseProgress(tt.msg)
+			if ok != tt.ok {
+				t.Fatalf("ok = %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			if p.Desc != tt.desc || p.Percent != tt.pct || p.Done != tt.done || p.Total != tt.total || p.Rate != tt.rate {
+				t.Errorf("got %+v, want desc %q %d%% %d/%d rate %v", p, tt.desc, tt.pct, tt.done, tt.total, tt.rate)
+			}
+		})
+	}
+}
+
+func TestDetect(t *testing.T) {
+	cmds := []struct {
+		name string
+		argv []string
+		want string
+	}{
+		{"sglang module", []string{"python3", "-m", "sglang.launch_server", "--model-path", "x"}, "sglang"},
+		{"sglang serve", []string{"sglang", "serve", "x"}, "sglang"},
+		{"vllm serve", []string{"/venv/bin/vllm", "serve", "Qwen/Qwen3-8B"}, "vllm"},
+		{"vllm module", []string{"python", "-m", "vllm.entrypoints.openai.api_server"}, "vllm"},
+		{"trtllm", []string{"trtllm-serve", "model"}, "trtllm"},
+		{"llama", []string{"/app/llama-server", "-m", "x.gguf"}, "llamacpp"},
+		{"tgi", []string{"text-generation-launcher", "--model-id", "x"}, "tgi"},
+		{"wrapped: last word wins", []string{"vigil", "play", "vllm-x.json", "--", "python3", "-m", "sglang.launch_server"}, "sglang"},
+		{"unknown", []string{"python3", "server.py"}, ""},
+	}
+	for _, tt := range cmds {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DetectCommand(tt.argv); got != tt.want {
+				t.Errorf("DetectCommand(%q) = %q, want %q", tt.argv, got, tt.want)
+			}
+		})
+	}
+	logs := map[string]string{
+		"[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')":                         "sglang",
+		"(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1] vLLM API server version 0.11": "vllm",
+		"[11/29/2026-10:00:00] [TRT-LLM] [I] Starting":                                         "trtllm",
+		"llama_model_loader: loaded meta data with 33 key-value pairs":                         "llamacpp",
+		"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {":                   "tgi",
+		"hello world": "",
+	}
+	for line, want := range logs {
+		if got := DetectLog(line); got != want {
+			t.Errorf("DetectLog(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
