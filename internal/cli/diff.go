@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"vigil/internal/history"
+	"vigil/internal/srvconfig"
+)
+
+func newDiffCmd(env *Env) *cobra.Command {
+	var (
+		jsonOut bool
+		dbPath  string
+	)
+	cmd := &cobra.Command{
+		Use:   "diff ID1 ID2",
+		Short: "Show what changed between two recorded startups",
+		Long: `vigil diff compares two startups from 'vigil history': the verdict, the
+configuration keys added, removed or changed from ID1 to ID2, and the phase
+times that changed (with the difference in seconds and percent).
+
+A phase time counts as changed when it differs by 0.1 s or more, or when
+only one of the startups passed through the phase.
+
+Exit status: 0 compared, 1 the history could not be read, 2 usage error or
+no such startup.`,
+		Args:          cobra.ExactArgs(2),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := loadStartup(cmd.Context(), env, dbPath, "diff", args[0])
+			if err != nil {
+				return err
+			}
+			b, err := loadStartup(cmd.Context(), env, dbPath, "diff", args[1])
+			if err != nil {
+				return err
+			}
+			d := diffStartups(a, b)
+			if jsonOut {
+				return histJSON(env.IO.Out, d)
+			}
+			printDiff(env.IO.Out, a, b, d)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object instead of text")
+	cmd.Flags().StringVar(&dbPath, "db", "", "history database `PATH` (default $XDG_STATE_HOME/vigil/history.db)")
+	return cmd
+}
+
+// startupDiff is what 'vigil diff --json' prints.
+type startupDiff struct {
+	A       int64       `json:"a"`
+	B       int64       `json:"b"`
+	Server  *changed    `json:"server,omitempty"`
+	Version *changed    `json:"version,omitempty"`
+	Model   *changed    `json:"model,omitempty"`
+	Verdict *changed    `json:"verdict,omitempty"`
+	Cause   *changed    `json:"cause,omitempty"`
+	Config  configDiff  `json:"config"`
+	Phases  []phaseDiff `json:"phases"`
+	Total   phaseDiff   `json:"total"`
+}
+
+type changed struct {
+	A string `json:"a"`
+	B string `json:"b"`
+}
+
+type configDiff struct {
+	Added   srvconfig.Config   `json:"added"`
+	Removed srvconfig.Config   `json:"removed"`
+	Changed map[string]changed `json:"changed"`
+	// order keeps the changed keys in print order for the text output.
+	order []string
+}
+
+type phaseDiff struct {
+	Name   string   `json:"name"`
+	AS     *float64 `json:"a_s"`
+	BS     *float64 `json:"b_s"`
+	DeltaS *float64 `json:"delta_s"`
+	Pct    *float64 `json:"pct"`
+}
+
+// minPhaseChange is the smallest phase-time difference diff reports: the
+// precision phase times are shown with.
+const minPhaseChange = 0.1
+
+func diffStartups(a, b history.Startup) startupDiff {
+	d := startupDiff{A: a.ID, B: b.ID}
+	ifChanged := func(x, y string) *changed {
+		if x == y {
+			return nil
+		}
+		return &changed{x, y}
+	}
+	d.Server = ifChanged(a.Server, b.Server)
+	d.Version = ifChanged(a.Version, b.Version)
+	d.Model = ifChanged(a.Model, b.Model)
+	d.Verdict = ifChanged(a.Verdict, b.Verdict)
+	d.Cause = ifChanged(a.Cause, b.Cause)
+
+	d.Config = configDiff{Added: srvconfig.Config{}, Removed: srvconfig.Config{}, Changed: map[string]changed{}}
+	am, bm := a.Config.Map(), b.Config.Map()
+	for _, kv := range b.Config {
+		old, ok := am[kv.Key]
+		switch {
+		case !ok:
+			d.Config.Added = d.Config.Added.Merge([]srvconfig.KV{kv})
+		case old != bm[kv.Key]:
+			if _, seen := d.Config.Changed[kv.Key]; !seen {
+				d.Config.order = append(d.Config.order, kv.Key)
+			}
+			d.Config.Changed[kv.Key] = changed{old, bm[kv.Key]}
+		}
+	}
+	for _, kv := range a.Config {
+		if _, ok := bm[kv.Key]; !ok {
+			d.Config.Removed = d.Config.Removed.Merge([]srvconfig.KV{{Key: kv.Key, Value: am[kv.Key]}})
+		}
+	}
+
+	as, bs := phaseMap(a.Phases), phaseMap(b.Phases)
+	d.Phases = []phaseDiff{}
+	for _, name := range phaseUnion(a.Phases, b.Phases) {
+		x, okA := as[name]
+		y, okB := bs[name]
+		if okA && okB && math.Abs(y-x) < minPhaseChange-1e-9 {
+			continue
+		}
+		d.Phases = append(d.Phases, newPhaseDiff(name, x, okA, y, okB))
+	}
+	d.Total = newPhaseDiff("total", a.TotalSeconds, true, b.TotalSeconds, true)
+	return d
+}
+
+func newPhaseDiff(name string, x float64, okA bool, y float64, okB bool) phaseDiff {
+	pd := phaseDiff{Name: name}
+	if okA {
+		pd.AS = ptr(x)
+	}
+	if okB {
+		pd.BS = ptr(y)
+	}
+	if okA && okB {
+		pd.DeltaS = ptr(math.Round((y-x)*1000) / 1000)
+		if x > 0 {
+			pd.Pct = ptr(math.Round((y-x)/x*1000) / 10)
+		}
+	}
+	return pd
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func phaseMap(ph []history.Phase) map[string]float64 {
+	m := make(map[string]float64, len(ph))
+	for _, p := range ph {
+		m[p.Name] += p.Seconds
+	}
+	return m
+}
+
+// phaseUnion lists the phases of either startup, in the contract's order.
+func phaseUnion(a, b []history.Phase) []string {
+	m := phaseMap(a)
+	for k, v := range phaseMap(b) {
+		m[k] += v
+	}
+	var out []string
+	for _, p := range history.PhasesFrom(m) {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func printDiff(w io.Writer, a, b history.Startup, d startupDiff) {
+	fmt.Fprintf(w, "Startup %d -> %d\n", a.ID, b.ID)
+	if d.Server != nil || d.Version != nil {
+		fmt.Fprintf(w, "%-9s%s -> %s\n", "Server", histDash(serverWithVersion(a)), histDash(serverWithVersion(b)))
+	}
+	if d.Model != nil {
+		fmt.Fprintf(w, "%-9s%s -> %s\n", "Model", histDash(a.Model), histDash(b.Model))
+	}
+	if d.Verdict != nil || d.Cause != nil {
+		fmt.Fprintf(w, "%-9s%s -> %s\n", "Verdict", verdictWithCause(a), verdictWithCause(b))
+	} else {
+		fmt.Fprintf(w, "%-9s%s (both)\n", "Verdict", verdictWithCause(b))
+	}
+
+	fmt.Fprintln(w)
+	c := d.Config
+	if len(c.Added)+len(c.Removed)+len(c.Changed) == 0 {
+		fmt.Fprintln(w, "Config   identical")
+	} else {
+		fmt.Fprintf(w, "Config   %d changed, %d added, %d removed\n", len(c.Changed), len(c.Added), len(c.Removed))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, k := range c.order {
+			fmt.Fprintf(tw, "  ~ %s\t%s -> %s\n", k, histClip(c.Changed[k].A, 60), histClip(c.Changed[k].B, 60))
+		}
+		for _, kv := range c.Added {
+			fmt.Fprintf(tw, "  + %s\t%s\n", kv.Key, histClip(kv.Value, 60))
+		}
+		for _, kv := range c.Removed {
+			fmt.Fprintf(tw, "  - %s\t%s\n", kv.Key, histClip(kv.Value, 60))
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintln(w)
+	if len(d.Phases) == 0 {
+		fmt.Fprintln(w, "Phases   same times (within 0.1s)")
+	} else {
+		fmt.Fprintln(w, "Phases")
+	}
+	rows := append(d.Phases, d.Total)
+	nameW := 0
+	for _, p := range rows {
+		nameW = max(nameW, len(p.Name))
+	}
+	for _, p := range rows {
+		fmt.Fprintf(w, "  %-*s  %6s -> %6s  %s\n", nameW, p.Name, secsOrDash(p.AS), secsOrDash(p.BS), deltaText(p))
+	}
+}
+
+func secsOrDash(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return histSecs(*f)
+}
+
+func deltaText(p phaseDiff) string {
+	switch {
+	case p.AS == nil:
+		return "(only in the second)"
+	case p.BS == nil:
+		return "(only in the first)"
+	}
+	sign := "+"
+	if *p.DeltaS < 0 {
+		sign = "-"
+	}
+	s := sign + histSecs(math.Abs(*p.DeltaS))
+	if p.Pct != nil {
+		s += fmt.Sprintf(" (%+.0f%%)", *p.Pct)
+	}
+	return strings.TrimSpace(s)
+}
