@@ -1,0 +1,301 @@
+package judge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"vigil/internal/logline"
+	v "vigil/internal/verdict"
+)
+
+// step is one input to the judge at a time offset from the start.
+type step struct {
+	at     float64 // seconds
+	line   string
+	health *Health
+	busy   bool
+	exit   *Exit
+}
+
+func ln(at float64, s string) step { return step{at: at, line: s} }
+func hl(at float64, h Health) step { return step{at: at, health: &h} }
+func busy(at float64) step         { return step{at: at, busy: true} }
+func ex(at float64, e Exit) step   { return step{at: at, exit: &e} }
+func sec(s float64) time.Duration  { return time.Duration(s * float64(time.Second)) }
+
+var (
+	refused  = Health{State: HealthRefused}
+	starting = Health{State: HealthStarting, Code: 503}
+	ok200    = Health{State: HealthOK, Code: 200}
+	err500   = Health{State: HealthOther, Code: 500}
+)
+
+// play feeds steps and ticks every 50 ms until a verdict or until end.
+func play(t *testing.T, cfg Config, steps []step, end float64) *Result {
+	t.Helper()
+	t0 := time.Unix(1_800_000_000, 0)
+	j := New(cfg, t0)
+	i := 0
+	for now := 0.0; now <= end; now += 0.05 {
+		for i < len(steps) && steps[i].at <= now+1e-9 {
+			s := steps[i]
+			at := t0.Add(sec(s.at))
+			switch {
+			case s.health != nil:
+				j.Health(*s.health, at)
+			case s.busy:
+				j.Activity(Activity{Busy: true, Detail: "cpu 1.0 cores"}, at)
+			case s.exit != nil:
+				j.Exit(*s.exit, at)
+			default:
+				j.Line(logline.Line{Text: s.line}, at)
+			}
+			i++
+		}
+		if r := j.Tick(t0.Add(sec(now))); r != nil {
+			r.At = t0.Add(sec(now)) // keep At relative for the assertions below
+			return r
+		}
+	}
+	return nil
+}
+
+func TestVerdicts(t *testing.T) {
+	sg := Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}
+	vl := Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}
+	tests := []struct {
+		name    string
+		cfg     Config
+		steps   []step
+		end     float64
+		verdict v.Verdict
+		cause   v.Cause
+		phase   v.Phase
+		// decided between these times (seconds)
+		from, to float64
+		evidence string // a substring the evidence must contain
+	}{
+		{
+			name: "sglang ready needs the ready line and a 200", cfg: sg,
+			steps: []step{
+				hl(0, refused), ln(0.2, "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')"),
+				ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"),
+				hl(3, ok200), // old SGLang answers 200 before warmup
+				ln(5, "[2026-11-29 10:00:05] The server is fired up and ready to roll!"),
+			},
+			end: 20, verdict: v.Ready, phase: v.PhaseReady, from: 5, to: 5.2,
+		},
+		{
+			name: "vllm ready on health 200", cfg: vl,
+			steps: []step{hl(0, refused), ln(1, "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:1] Starting to load model x..."),
+				ln(3, "(APIServer pid=1) INFO:     Application startup complete."), hl(3.1, ok200)},
+			end: 20, verdict: v.Ready, phase: v.PhaseReady, from: 3.1, to: 3.3,
+		},
+		{
+			name: "root cause wins over the echo and the self-SIGKILL", cfg: sg,
+			steps: []step{
+				ln(1, "[2026-11-29 10:00:01 TP0] Load weight end. type=Qwen2, avail mem=14 GB"),
+				ln(2, "[2026-11-29 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):"),
+				ln(2, `  File "/x/model_runner.py", line 752, in init_memory_pool`),
+				ln(2, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."),
+				ln(2.1, "[2026-11-29 10:00:02] Received sigquit from a child process. It usually means the child failed."),
+				ex(2.3, Exit{Signal: "SIGKILL"}),
+			},
+			end: 20, verdict: v.Failed, cause: v.GPUOOM, phase: v.KVCache, from: 2.3, to: 2.4,
+			evidence: "Not enough memory",
+		},
+		{
+			name: "a silent SIGKILL is the OOM killer", cfg: sg,
+			steps: []step{ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"), ex(3, Exit{Signal: "SIGKILL"})},
+			end:   20, verdict: v.Failed, cause: v.HostOOM, phase: v.Weights, from: 3, to: 3.1,
+		},
+		{
+			name: "an echo alone with the self-kill is a crash, not host_oom", cfg: sg,
+			steps: []step{ln(1, "[2026-11-29 10:00:01] Received sigquit from a child process. It usually means the child failed."), ex(1.2, Exit{Signal: "SIGKILL"})},
+			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
+		},
+		{
+			name: "a fatal line decides once the log settles, before the exit", cfg: sg,
+			steps: []step{
+				ln(1, "[2026-11-29 10:00:01] INFO:     Application startup complete."),
+				ln(1.1, "[2026-11-29 10:00:01] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use"),
+				ln(1.2, "[2026-11-29 10:00:01] INFO:     Waiting for application shutdown."),
+			},
+			end: 20, verdict: v.Failed, cause: v.PortInUse, phase: v.Serving, from: 1.85, to: 2.0,
+		},
+		{
+			name: "an unknown traceback then exit 1 is an exception", cfg: vl,
+			steps: []step{ln(1, "Traceback (most recent call last):"), ln(1, "ValueError: something odd"), ex(1.1, Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.Exception, from: 1.1, to: 1.2, evidence: "ValueError: something odd",
+		},
+		{
+			name: "exit 0 before ready is a crash", cfg: vl,
+			steps: []step{ln(1, "INFO 11-29 10:00:00 [x.py:1] hello"), ex(2, Exit{Code: 0})},
+			end:   20, verdict: v.Failed, cause: v.Crash, from: 2, to: 2.1,
+		},
+		{
+			name: "benign lines never fail", cfg: vl,
+			steps: []step{
+				ln(1, "(APIServer pid=1) WARNING 11-29 10:00:00 [x.py:1] Error: falling back to a slower kernel"),
+				ln(1, "`torch_dtype` is deprecated! Use `dtype` instead!"),
+				ln(1, "The CUDA error above can be ignored."),
+				ln(2, "(APIServer pid=1) INFO:     Application startup complete."), hl(2.1, ok200),
+			},
+			end: 20, verdict: v.Ready, from: 2.1, to: 2.2,
+		},
+		{
+			name: "idle silence is a stall in the phase reached", cfg: sg,
+			steps: []step{ln(1.9, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=23 GB")},
+			end:   20, verdict: v.Stalled, phase: v.Weights, from: 5.9, to: 6.0, evidence: "Load weight begin",
+		},
+		{
+			name: "a busy silent step is not a stall", cfg: sg,
+			steps: []step{
+				ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=23 GB"),
+				busy(3), busy(5), busy(7), busy(9),
+				ln(10, "[2026-11-29 10:00:10] The server is fired up and ready to roll!"), hl(10, ok200),
+			},
+			end: 20, verdict: v.Ready, from: 10, to: 10.1,
+		},
+		{
+			name: "a still-moving startup runs into the timeout",
+			cfg:  Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 6 * time.Second},
+			steps: []step{
+				ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin."),
+				ln(2, "Loading safetensors checkpoint shards:  10% Completed | 1/10 [00:01<00:09,  1.00it/s]"),
+				ln(4, "Loading safetensors checkpoint shards:  30% Completed | 3/10 [00:03<00:07,  1.00it/s]"),
+				ln(5.5, "Loading safetensors checkpoint shards:  40% Completed | 4/10 [00:04<00:06,  1.00it/s]"),
+			},
+			end: 20, verdict: v.Timeout, phase: v.Weights, from: 6, to: 6.1, evidence: "4/10",
+		},
+		{
+			name: "said it is up, then keeps answering 500", cfg: vl,
+			steps: []step{ln(1, "(APIServer pid=1) INFO:     Application startup complete."),
+				hl(1.1, err500), hl(1.4, err500), hl(1.7, err500), hl(2.0, err500), hl(2.3, err500)},
+			end: 20, verdict: v.Failed, cause: v.Health, from: 2.0, to: 2.4, evidence: "500",
+		},
+		{
+			name:  "ready line with a guessed URL that never answers",
+			cfg:   Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, URLGuessed: true},
+			steps: []step{hl(0, refused), ln(1, "[2026-11-29 10:00:01] The server is fired up and ready to roll!")},
+			end:   20, verdict: v.Ready, from: 5, to: 5.1,
+		},
+		{
+			name: "an unterminated last line is judged when the server dies", cfg: vl,
+			steps: []step{{at: 1, line: "Fatal Python error: Segmentation fault"}, ex(1.2, Exit{Signal: "SIGSEGV"})},
+			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := play(t, tt.cfg, tt.steps, tt.end)
+			if r == nil {
+				t.Fatal("no verdict")
+			}
+			if r.Verdict != tt.verdict || r.Cause != tt.cause {
+				t.Fatalf("got %s/%s (%s), want %s/%s", r.Verdict, r.Cause, r.Summary, tt.verdict, tt.cause)
+			}
+			if tt.phase != "" && r.Phase != tt.phase {
+				t.Errorf("phase = %s, want %s", r.Phase, tt.phase)
+			}
+			at := r.At.Sub(time.Unix(1_800_000_000, 0)).Seconds()
+			if at < tt.from-1e-6 || at > tt.to+1e-6 {
+				t.Errorf("decided at %.2fs, want within [%.2f, %.2f]", at, tt.from, tt.to)
+			}
+			if tt.evidence != "" && !strings.Contains(strings.Join(r.Evidence, "\n"), tt.evidence) {
+				t.Errorf("evidence %q lacks %q", r.Evidence, tt.evidence)
+			}
+			if len(r.Evidence) == 0 && r.Verdict != v.Ready {
+				t.Error("a verdict other than ready needs evidence")
+			}
+		})
+	}
+}
+
+func TestEvidenceIsTheFailingRanksLines(t *testing.T) {
+	cfg := Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}
+	r := play(t, cfg, []step{
+		ln(1, "[2026-11-29 10:00:01 TP0] Init torch distributed begin."),
+		ln(1, "[2026-11-29 10:00:01 TP1] Init torch distributed begin."),
+		ln(2, "[2026-11-29 10:00:02 TP1] Scheduler hit an exception: Traceback (most recent call last):"),
+		ln(2, `    raise RuntimeError(f"NCCL error: {error_str}")`),
+		ln(2, "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"),
+		ln(2.1, "[2026-11-29 10:00:02] Received sigquit from a child process. It usually means the child failed."),
+		ex(2.3, Exit{Signal: "SIGKILL"}),
+	}, 20)
+	if r == nil || r.Cause != v.NCCL {
+		t.Fatalf("got %+v, want nccl", r)
+	}
+	if !strings.HasPrefix(r.Evidence[0], "RuntimeError: NCCL error") {
+		t.Errorf("evidence[0] = %q, want the root exception first", r.Evidence[0])
+	}
+	if !strings.Contains(r.Summary, "TP1") {
+		t.Errorf("summary %q does not name the failing rank TP1", r.Summary)
+	}
+}
+
+func TestHintNamesTheFlagValue(t *testing.T) {
+	cfg := Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 40 * time.Second,
+		Argv: []string{"python3", "-m", "sglang.launch_server", "--mem-fraction-static", "0.62"}}
+	r := play(t, cfg, []step{ln(1, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."), ex(1.1, Exit{Code: 1})}, 10)
+	if r == nil || !strings.Contains(r.Hint, "(now 0.62)") {
+		t.Fatalf("hint %q does not show the current value", r.Hint)
+	}
+}
+
+func TestSmoke(t *testing.T) {
+	cfg := Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, Smoke: true}
+	t0 := time.Unix(1_800_000_000, 0)
+	j := New(cfg, t0)
+	j.Line(logline.Line{Text: "(APIServer pid=1) INFO:     Application startup complete."}, t0)
+	j.Health(ok200, t0)
+	if r := j.Tick(t0); r != nil {
+		t.Fatalf("decided %s before the smoke request", r.Verdict)
+	}
+	if !j.WantSmoke() {
+		t.Fatal("the judge did not ask for the smoke request")
+	}
+	// No stall while the request runs, however long.
+	if r := j.Tick(t0.Add(time.Minute)); r != nil {
+		t.Fatalf("decided %s while the smoke request runs", r.Verdict)
+	}
+	j.Smoke(SmokeResult{OK: false, Reason: "garbage: run of 32 '!'", Answer: "!!!!!!!!", Endpoint: "/v1/chat/completions"}, t0.Add(time.Minute))
+	r := j.Tick(t0.Add(time.Minute))
+	if r == nil || r.Verdict != v.Failed || r.Cause != v.BadOutput || r.Phase != v.PhaseReady {
+		t.Fatalf("got %+v, want failed/bad_output in ready", r)
+	}
+}
+
+func TestOffline(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	j := New(Config{Server: "vllm"}, t0)
+	for _, l := range []string{
+		"(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:1] Starting to load model x...",
+		"(EngineCore_DP0 pid=1) ERROR 11-29 10:00:00 [core.py:866] EngineCore failed to start.",
+		"(EngineCore_DP0 pid=1) ERROR 11-29 10:00:00 [core.py:866] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1 GiB.",
+	} {
+		j.Line(logline.Line{Text: l}, t0)
+	}
+	if got := j.Offline(); got.Verdict != v.Failed || got.Cause != v.GPUOOM || got.Phase != v.Weights {
+		t.Errorf("Offline() = %+v, want failed/gpu_oom in weights", got)
+	}
+}
+
+func TestExpandHint(t *testing.T) {
+	tests := []struct {
+		hint, want string
+		argv       []string
+	}{
+		{"raise --x{flag:--x}", "raise --x (now 3)", []string{"--x", "3"}},
+		{"raise --x{flag:--x}", "raise --x (now 3)", []string{"--x=3"}},
+		{"raise --a-b{flag:--a-b}", "raise --a-b (now 1)", []string{"--a_b", "1"}},
+		{"raise --x{flag:--x}", "raise --x", nil},
+		{"broken {flag:--x", "broken {flag:--x", nil},
+	}
+	for _, tt := range tests {
+		if got := expandHint(tt.hint, tt.argv); got != tt.want {
+			t.Errorf("expandHint(%q, %q) = %q, want %q", tt.hint, tt.argv, got, tt.want)
+		}
+	}
+}

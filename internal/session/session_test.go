@@ -1,0 +1,79 @@
+package session
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"vigil/internal/judge"
+	"vigil/internal/logline"
+	v "vigil/internal/verdict"
+)
+
+// The session's own clock, ticker and channels decide a stall exactly
+// --stall-after after the last sign of progress; synctest runs the minutes
+// of fake time in microseconds.
+func TestStallOnTheFakeClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		j := judge.New(judge.Config{Server: "sglang", StallAfter: 5 * time.Minute, Timeout: time.Hour}, start)
+		lines := make(chan logline.Line, 16)
+		activity := make(chan judge.Activity, 16)
+		var events []string
+		s := &Session{Judge: j, Now: time.Now, Lines: lines, Activity: activity,
+			Sink: func(e judge.Event) { events = append(events, e.Name) }}
+		go func() {
+			lines <- logline.Line{Text: "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"}
+			// Busy for ten minutes without a line: still progressing.
+			for range 20 {
+				time.Sleep(30 * time.Second)
+				activity <- judge.Activity{Busy: true, Detail: "cpu 2.0 cores"}
+			}
+			// Then nothing at all.
+		}()
+		r, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != v.Stalled || r.Phase != v.Weights {
+			t.Fatalf("got %s in %s, want stalled in weights", r.Verdict, r.Phase)
+		}
+		took := r.At.Sub(start)
+		want := 10*time.Minute + 5*time.Minute
+		if took < want || took > want+100*time.Millisecond {
+			t.Errorf("stalled after %s, want %s", took, want)
+		}
+	})
+}
+
+func TestExitWaitsForTheLinesBeforeIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		j := judge.New(judge.Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}, start)
+		lines := make(chan logline.Line, 16)
+		exit := make(chan judge.Exit, 1)
+		lines <- logline.Line{Text: "ImportError: /x/_C.abi3.so: undefined symbol: _ZN5torch"}
+		exit <- judge.Exit{Code: 1}
+		s := &Session{Judge: j, Now: time.Now, Lines: lines, Exit: exit}
+		r, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Cause != v.Dependency {
+			t.Errorf("cause %s, want dependency: the exit was judged before the line that explains it", r.Cause)
+		}
+	})
+}
+
+func TestCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		j := judge.New(judge.Config{Server: "vllm", StallAfter: time.Hour, Timeout: time.Hour}, time.Now())
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(time.Second); cancel() }()
+		s := &Session{Judge: j, Now: time.Now}
+		if _, err := s.Run(ctx); err != context.Canceled {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
+}
