@@ -22,11 +22,13 @@ import (
 	"vigil/internal/procstat"
 	"vigil/internal/render"
 	"vigil/internal/session"
+	"vigil/internal/srvconfig"
 )
 
-// Defaults for the time windows when none are given. A 5-minute stall
-// window is safe because vigil also counts CPU, disk and download activity
-// as progress, so a long silent step that works is not a stall.
+// Defaults for the time windows when neither the flags nor the history
+// give one. A 5-minute stall window is safe because vigil also counts CPU,
+// disk and download activity as progress, so a long silent step that works
+// is not a stall.
 const (
 	defaultTimeout    = 60 * time.Minute
 	defaultStallAfter = 5 * time.Minute
@@ -36,19 +38,28 @@ const (
 type judgeFlags struct {
 	url        string
 	server     string
-	timeout    time.Duration
-	stallAfter time.Duration
+	timeout    window
+	stallAfter window
 	smoke      bool
 	json       bool
+	expect     []string
+	expectFile string
+	noHistory  bool
+
+	expects []srvconfig.Expect
 }
 
 func (f *judgeFlags) register(fs *pflag.FlagSet) {
+	f.timeout, f.stallAfter = window{auto: true}, window{auto: true}
 	fs.StringVar(&f.url, "url", "", "the server's base URL (default: --host/--port in COMMAND, else the server kind's default port on 127.0.0.1)")
 	fs.StringVar(&f.server, "server", "auto", "server kind: sglang, vllm, trtllm, llamacpp, tgi or auto")
-	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "the whole startup's budget")
-	fs.DurationVar(&f.stallAfter, "stall-after", defaultStallAfter, "how long without any sign of progress (log, CPU, disk, download) counts as stalled")
+	fs.Var(&f.timeout, "timeout", "the whole startup's budget, or auto: learned from past startups of this model and config, else 60m")
+	fs.Var(&f.stallAfter, "stall-after", "how long without any sign of progress (log, CPU, disk, download) counts as stalled, or auto: learned, else 5m")
 	fs.BoolVar(&f.smoke, "smoke", false, "once ready, send one real generation request and judge its answer")
 	fs.BoolVar(&f.json, "json", false, "print NDJSON events on stdout (human output goes to stderr)")
+	fs.StringArrayVar(&f.expect, "expect", nil, "KEY=VALUE the server's printed configuration must show (repeatable), e.g. quantization=fp8, tp=4")
+	fs.StringVar(&f.expectFile, "expect-file", "", "a file of KEY=VALUE expectations, one per line")
+	fs.BoolVar(&f.noHistory, "no-history", false, "neither read nor record the startup history")
 }
 
 func (f *judgeFlags) validate() error {
@@ -57,17 +68,23 @@ func (f *judgeFlags) validate() error {
 			return Usagef("--server %q: want one of sglang, vllm, trtllm, llamacpp, tgi, auto", f.server)
 		}
 	}
-	if f.timeout <= 0 {
-		return Usagef("--timeout must be positive, got %s", f.timeout)
-	}
-	if f.stallAfter <= 0 {
-		return Usagef("--stall-after must be positive, got %s", f.stallAfter)
-	}
 	if f.url != "" {
 		if _, err := parseBaseURL(f.url); err != nil {
 			return Usagef("--url %q: %v", f.url, err)
 		}
 	}
+	exps, err := srvconfig.ParseExpect(f.expect)
+	if err != nil {
+		return Usagef("--expect: %v", err)
+	}
+	if f.expectFile != "" {
+		more, err := srvconfig.LoadExpectFile(f.expectFile)
+		if err != nil {
+			return Usagef("--expect-file: %v", err)
+		}
+		exps = append(exps, more...)
+	}
+	f.expects = exps
 	return nil
 }
 
@@ -310,4 +327,24 @@ func apiKey(env *Env) string {
 		}
 	}
 	return ""
+}
+
+// queueNotes hands remarks to the session, which shows them in order.
+func (j *judging) queueNotes(notes []string) {
+	go func() {
+		for _, n := range notes {
+			j.notes <- n
+		}
+	}()
+}
+
+// finish records the startup in the history and shows the verdict.
+func (j *judging) finish(res *judge.Result, hist *startupHistory, model string) {
+	st := j.status(time.Now())
+	id, warn := hist.record(res, j.info, model)
+	if warn != "" {
+		j.renderer.Note(time.Now(), "%s", warn)
+	}
+	st.HistoryID = id
+	j.renderer.End(res, st)
 }

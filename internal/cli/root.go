@@ -77,6 +77,8 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newPlayCmd(env),
 		newSmokeCmd(env),
 		newBenchCmd(env),
+		newHistoryCmd(env),
+		newDiffCmd(env),
 	)
 	return root
 }

@@ -101,8 +101,11 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		return Usagef("%v", err)
 	}
 	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: base, Argv: argv, Start: start}
-	cfg := judge.Config{Server: kind, Argv: argv, StallAfter: opts.stallAfter, Timeout: opts.timeout, URLGuessed: guessed, Smoke: opts.smoke}
+	model := modelFromArgv(argv)
+	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	j := newJudging(env, &opts.judgeFlags, info, cfg)
+	j.queueNotes(hist.notes(cfg, &opts.judgeFlags))
 
 	// Ctrl-C or SIGTERM before the verdict stops the startup.
 	sigs := make(chan os.Signal, 2)
@@ -177,7 +180,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 			proc.Stop(opts.grace, killNow)
 		}
 	}
-	j.renderer.End(res, j.status(time.Now()))
+	j.finish(res, hist, model)
 	return verdictExit(res)
 }
 

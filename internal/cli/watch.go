@@ -112,8 +112,11 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		source = "journal of " + opts.unit
 	}
 	info := render.Info{Mode: "watch", PID: opts.pid, LogFile: source, URL: base, Argv: argv, Start: start}
-	cfg := judge.Config{Server: kind, Argv: argv, StallAfter: opts.stallAfter, Timeout: opts.timeout, URLGuessed: guessed, Smoke: opts.smoke}
+	model := modelFromArgv(argv)
+	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	j := newJudging(env, &opts.judgeFlags, info, cfg)
+	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -162,7 +165,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 		return err
 	}
-	j.renderer.End(res, j.status(time.Now()))
+	j.finish(res, hist, model)
 	return verdictExit(res)
 }
 

@@ -2,7 +2,9 @@ package history
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -232,4 +234,21 @@ func SlowPhase(e Expectation, phase string, elapsed time.Duration) bool {
 		return false
 	}
 	return elapsed > SlowFactor*p.Typical && elapsed > p.Typical+SlowMargin && elapsed > p.High
+}
+
+// LatestFingerprint is the configuration fingerprint of the newest ready
+// startup of this server, model and host: the best guess of the
+// configuration a new start will run before the server has printed it.
+func (s *Store) LatestFingerprint(ctx context.Context, server, model, host string) (string, bool, error) {
+	var fp string
+	err := s.db.QueryRowContext(ctx, `SELECT fingerprint FROM startups
+		WHERE server = ? AND model = ? AND host = ? AND verdict = ?
+		ORDER BY id DESC LIMIT 1`, server, model, host, string(verdict.Ready)).Scan(&fp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, s.wrap(err)
+	}
+	return fp, true, nil
 }

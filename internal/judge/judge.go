@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"vigil/internal/classify"
+	"vigil/internal/history"
 	"vigil/internal/logline"
+	"vigil/internal/srvconfig"
 	v "vigil/internal/verdict"
 )
 
@@ -35,6 +37,18 @@ type Config struct {
 	Smoke bool
 	// NoHealth is true when there is no health endpoint to probe at all.
 	NoHealth bool
+	// Expect are values the server's printed configuration must show.
+	Expect []srvconfig.Expect
+	// Learned is what history says about startups like this one, and
+	// LearnedFingerprint the configuration it was learned for; nil when
+	// there is no history.
+	Learned            *history.Expectation
+	LearnedFingerprint string
+	// AutoWindows: Timeout and StallAfter came from Learned. When the
+	// server turns out to run another configuration, they fall back to
+	// FallbackTimeout and FallbackStall.
+	AutoWindows                    bool
+	FallbackTimeout, FallbackStall time.Duration
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -126,6 +140,11 @@ type Result struct {
 	Phases   []PhaseSpan
 	// RuleID names the catalogue entry behind a failure, if any.
 	RuleID string
+	// Config is everything the server printed of its configuration;
+	// Important the operationally important part under canonical names.
+	Config      srvconfig.Config
+	Important   []srvconfig.KV
+	Fingerprint string
 }
 
 // signal is a line that says something went wrong.
@@ -187,6 +206,11 @@ type Judge struct {
 	events []Event
 	result *Result
 	warned map[string]bool
+
+	config      *srvconfig.Collector
+	fingerprint string
+	mismatch    *srvconfig.Outcome
+	phaseAt     time.Time
 }
 
 // SmokeResult is the outcome of the smoke request.
@@ -200,7 +224,7 @@ type SmokeResult struct {
 
 // New starts judging a startup that began at start.
 func New(cfg Config, start time.Time) *Judge {
-	j := &Judge{cfg: cfg, start: start, lastProgress: start, warned: map[string]bool{}}
+	j := &Judge{cfg: cfg, start: start, lastProgress: start, warned: map[string]bool{}, phaseAt: start}
 	kind := cfg.Server
 	if kind == "" || kind == "auto" {
 		kind = classify.DetectCommand(cfg.Argv)
@@ -214,6 +238,10 @@ func New(cfg Config, start time.Time) *Judge {
 func (j *Judge) setServer(kind string, now time.Time) {
 	j.server = kind
 	j.prof = classify.Lookup(kind)
+	if j.config == nil {
+		j.config = srvconfig.NewCollector(kind)
+	}
+	j.config.Kind = kind
 	j.phaseIx = j.prof.Index(j.phase)
 	if kind != "" {
 		j.emit(now, "server", map[string]any{"server": kind})
@@ -277,6 +305,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		return
 	}
 	j.partial = logline.Line{}
+	if kv := j.config.Feed(c.Msg); len(kv) > 0 {
+		j.configChanged(now)
+	}
 	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
 		j.lastMeaning = c.Raw
 		j.recent = append(j.recent, recentLine{raw: c.Raw, source: c.Source})
@@ -345,8 +376,52 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	from := j.phase
 	j.phase, j.phaseIx = ph, ix
 	j.spans = append(j.spans, PhaseSpan{Phase: ph, Start: now})
+	j.phaseAt = now
 	j.progress = nil
 	j.emit(now, "phase", map[string]any{"phase": string(ph), "from": string(from)})
+	if e := j.cfg.Learned; e != nil && ph != v.PhaseReady {
+		phaseLeft, totalLeft := history.ETA(*e, string(ph), 0, now.Sub(j.start))
+		j.emit(now, "eta", map[string]any{"phase": string(ph), "phase_left_s": round1(phaseLeft), "total_left_s": round1(totalLeft), "samples": e.Samples})
+	}
+}
+
+func round1(d time.Duration) float64 { return float64(d.Round(100*time.Millisecond)) / float64(time.Second) }
+
+// configChanged reacts to a configuration line: it tells what matters,
+// checks the expectations, and drops learned windows that were learned
+// for another configuration.
+func (j *Judge) configChanged(now time.Time) {
+	cfg := j.config.Config()
+	imp := srvconfig.Important(j.server, cfg)
+	fp := srvconfig.Fingerprint(j.server, cfg)
+	if fp != j.fingerprint {
+		j.fingerprint = fp
+		data := map[string]any{"fingerprint": fp}
+		important := map[string]string{}
+		for _, kv := range imp {
+			important[kv.Key] = kv.Value
+		}
+		data["important"] = important
+		j.emit(now, "config", data)
+		if j.cfg.Learned != nil && j.cfg.LearnedFingerprint != "" && fp != "" && fp != j.cfg.LearnedFingerprint {
+			j.cfg.Learned = nil
+			msg := "the configuration differs from the last start's: no ETA"
+			if j.cfg.AutoWindows {
+				j.cfg.Timeout, j.cfg.StallAfter = j.cfg.FallbackTimeout, j.cfg.FallbackStall
+				msg += fmt.Sprintf(", windows back to --timeout %s --stall-after %s", j.cfg.Timeout, j.cfg.StallAfter)
+			}
+			j.emit(now, "warning", map[string]any{"message": msg})
+		}
+	}
+	if len(j.cfg.Expect) > 0 && j.mismatch == nil {
+		for _, o := range srvconfig.Check(j.server, cfg, j.cfg.Expect) {
+			if o.Status == srvconfig.Mismatch {
+				o := o
+				j.mismatch = &o
+				break
+			}
+		}
+	}
 }
 
 // Health feeds one health probe result.
@@ -438,6 +513,10 @@ func (j *Judge) Tick(now time.Time) *Result {
 	if len(r.Evidence) > maxEvidence {
 		r.Evidence = r.Evidence[:maxEvidence]
 	}
+	j.config.Flush()
+	r.Config = j.config.Config()
+	r.Important = srvconfig.Important(j.server, r.Config)
+	r.Fingerprint = srvconfig.Fingerprint(j.server, r.Config)
 	j.result = r
 	return r
 }
@@ -451,9 +530,13 @@ func (j *Judge) decide(now time.Time) *Result {
 	case 3:
 		return j.smokeVerdict()
 	}
+	if j.mismatch != nil {
+		return j.expectFailure()
+	}
 	if j.exit != nil {
 		return j.failure(now)
 	}
+	j.checkSlowPhase(now)
 	if !j.fatalAt.IsZero() && (now.Sub(j.lastLineAt) >= Settle || now.Sub(j.fatalAt) >= SettleMax) {
 		return j.failure(now)
 	}
@@ -472,6 +555,32 @@ func (j *Judge) decide(now time.Time) *Result {
 		return j.timedOut(now)
 	}
 	return nil
+}
+
+// checkSlowPhase warns once per phase when it runs well past its usual
+// duration while still progressing.
+func (j *Judge) checkSlowPhase(now time.Time) {
+	e := j.cfg.Learned
+	if e == nil || j.warned["slow:"+string(j.phase)] {
+		return
+	}
+	if history.SlowPhase(*e, string(j.phase), now.Sub(j.phaseAt)) {
+		j.warned["slow:"+string(j.phase)] = true
+		var typ time.Duration
+		if ps, ok := e.Phase(string(j.phase)); ok {
+			typ = ps.Typical
+		}
+		j.emit(now, "warning", map[string]any{"message": fmt.Sprintf("%s is slow: %s so far, usually %s", j.phase, fmtDur(now.Sub(j.phaseAt)), fmtDur(typ)), "phase": string(j.phase), "slow": true})
+	}
+}
+
+// expectFailure ends a startup whose configuration is not the expected one.
+func (j *Judge) expectFailure() *Result {
+	o := j.mismatch
+	return &Result{Verdict: v.Failed, Cause: v.Config, RuleID: "expect.mismatch",
+		Summary:  "the server runs another configuration than expected: " + o.String(),
+		Evidence: []string{"[vigil] " + o.String()},
+		Hint:     "the flag did not take effect, or was overridden by the server's own defaults: check the command line and the printed configuration"}
 }
 
 func (j *Judge) hasCause() bool {
@@ -507,6 +616,11 @@ func (j *Judge) readiness(now time.Time) *Result {
 		j.emit(now, "warning", map[string]any{"message": msg})
 	}
 	if ready {
+		for _, o := range srvconfig.Check(j.server, j.config.Config(), j.cfg.Expect) {
+			if o.Status == srvconfig.Pending {
+				j.emit(now, "warning", map[string]any{"message": "never confirmed by the server's log: " + o.Expect.String()})
+			}
+		}
 		j.advance(v.PhaseReady, false, "", now)
 		if j.cfg.Smoke {
 			j.smokeState = 1

@@ -60,6 +60,8 @@ func (l *Live) Event(e judge.Event, st Status) {
 		l.above(st, "server process %v", e.Data["status"])
 	case "quiet":
 		l.above(st, "quiet for %.0fs, still working: %v", e.Data["quiet_s"], e.Data["activity"])
+	case "eta":
+		l.above(st, "expected: %v done in ~%.0fs, ready in ~%.0fs", e.Data["phase"], e.Data["phase_left_s"], e.Data["total_left_s"])
 	default:
 		l.Tick(st)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -36,6 +37,8 @@ type Status struct {
 	Health   judge.Health
 	LastLine string
 	Activity string
+	// HistoryID is the startup's id in the history, once recorded.
+	HistoryID int64
 }
 
 // Renderer shows a session.
@@ -131,6 +134,18 @@ func (j *JSON) End(r *judge.Result, st Status) {
 	if r.RuleID != "" {
 		d["rule"] = r.RuleID
 	}
+	if len(r.Config) > 0 {
+		d["config"] = r.Config
+		imp := map[string]string{}
+		for _, kv := range r.Important {
+			imp[kv.Key] = kv.Value
+		}
+		d["important"] = imp
+		d["fingerprint"] = r.Fingerprint
+	}
+	if st.HistoryID > 0 {
+		d["history_id"] = st.HistoryID
+	}
 	if j.info.PID > 0 {
 		d["pid"] = j.info.PID
 	}
@@ -198,6 +213,12 @@ func (p *Plain) Event(e judge.Event, _ Status) {
 		p.printf(e.At, "smoke: ok=%v %v", e.Data["ok"], e.Data["reason"])
 	case "ready_line":
 		p.printf(e.At, "ready line: %v", e.Data["line"])
+	case "eta":
+		p.printf(e.At, "  expected: %v done in ~%.0fs, ready in ~%.0fs (from %v earlier starts)", e.Data["phase"], e.Data["phase_left_s"], e.Data["total_left_s"], e.Data["samples"])
+	case "config":
+		if imp, ok := e.Data["important"].(map[string]string); ok && len(imp) > 0 {
+			p.printf(e.At, "config: %s", joinSorted(imp))
+		}
 	}
 }
 
@@ -256,7 +277,27 @@ func Summary(w io.Writer, r *judge.Result, info Info) {
 		}
 		fmt.Fprintln(w, "phases: "+strings.Join(parts, ", "))
 	}
+	if len(r.Important) > 0 {
+		var parts []string
+		for _, kv := range r.Important {
+			parts = append(parts, kv.Key+"="+kv.Value)
+		}
+		fmt.Fprintln(w, "config: "+strings.Join(parts, " "))
+	}
 	if info.LogFile != "" {
 		fmt.Fprintln(w, "log: "+info.LogFile)
 	}
+}
+
+func joinSorted(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, " ")
 }

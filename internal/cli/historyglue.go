@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"vigil/internal/gpu"
+	"vigil/internal/history"
+	"vigil/internal/judge"
+	"vigil/internal/render"
+	"vigil/internal/srvconfig"
+)
+
+// startupHistory is the history store as one judging session uses it:
+// learned windows and ETA before, one recorded startup after. Every
+// failure here is a warning: the history never blocks or changes a verdict.
+type startupHistory struct {
+	store    *history.Store
+	key      history.Key
+	learned  *history.Expectation
+	warnings []string
+}
+
+// openStartupHistory opens the store and looks up what past startups of this
+// server and model on this host say, for their latest configuration.
+func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHistory {
+	h := &startupHistory{}
+	if f.noHistory {
+		return h
+	}
+	path := history.DefaultPath(env.Getenv)
+	if path == "" {
+		return h
+	}
+	store, err := history.Open(path)
+	if err != nil {
+		h.warnings = append(h.warnings, "history unavailable: "+err.Error())
+		return h
+	}
+	h.store = store
+	h.warnings = append(h.warnings, store.Warnings()...)
+	host, _ := os.Hostname()
+	h.key = history.Key{Server: kind, Model: model, Host: host}
+	if kind == "" || model == "" {
+		return h
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	fp, ok, err := store.LatestFingerprint(ctx, kind, model, host)
+	if err != nil {
+		h.warnings = append(h.warnings, "history: "+err.Error())
+		return h
+	}
+	if !ok {
+		return h
+	}
+	h.key.Fingerprint = fp
+	e, ok, err := store.Expectation(ctx, h.key)
+	if err != nil {
+		h.warnings = append(h.warnings, "history: "+err.Error())
+		return h
+	}
+	if ok {
+		h.learned = &e
+	}
+	return h
+}
+
+// judgeConfig fills the judge's windows and expectations from the flags
+// and the history.
+func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Config {
+	var learnedTimeout, learnedStall time.Duration
+	if h.learned != nil && h.learned.Samples >= 2 {
+		learnedTimeout = history.AutoTimeout(*h.learned, defaultTimeout)
+		learnedStall = history.AutoStallAfter(*h.learned, defaultStallAfter)
+	}
+	cfg.Timeout = f.timeout.resolve(learnedTimeout, defaultTimeout)
+	cfg.StallAfter = f.stallAfter.resolve(learnedStall, defaultStallAfter)
+	cfg.AutoWindows = (f.timeout.auto && learnedTimeout > 0) || (f.stallAfter.auto && learnedStall > 0)
+	cfg.FallbackTimeout = f.timeout.resolve(0, defaultTimeout)
+	cfg.FallbackStall = f.stallAfter.resolve(0, defaultStallAfter)
+	cfg.Expect = f.expects
+	if h.learned != nil {
+		cfg.Learned = h.learned
+		cfg.LearnedFingerprint = h.key.Fingerprint
+	}
+	return cfg
+}
+
+// notes says what the history contributed, for the start of the output.
+func (h *startupHistory) notes(cfg judge.Config, f *judgeFlags) []string {
+	out := append([]string(nil), h.warnings...)
+	if h.learned != nil && h.learned.Samples > 0 {
+		s := fmt.Sprintf("history: %d earlier ready start(s) of %s; usually ready in %s", h.learned.Samples, h.key.Model, h.learned.TotalTypical.Round(time.Second))
+		if cfg.AutoWindows {
+			s += fmt.Sprintf("; learned --timeout %s --stall-after %s", cfg.Timeout.Round(time.Second), cfg.StallAfter.Round(time.Second))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// record stores the judged startup and returns its id (0 when not stored).
+func (h *startupHistory) record(res *judge.Result, info render.Info, model string) (int64, string) {
+	if h.store == nil {
+		return 0, ""
+	}
+	defer h.store.Close()
+	if m := importantValue(res.Important, "model"); m != "" {
+		model = m
+	}
+	host, _ := os.Hostname()
+	version, _ := res.Config.Get("version")
+	st := history.Startup{
+		StartedAt: info.Start, Server: res.Server, Version: version, Model: model, Host: host,
+		GPUs: gpuNames(), Config: res.Config, Fingerprint: res.Fingerprint,
+		Phases:       history.PhasesFrom(render.PhaseDurations(res.Phases, res.At)),
+		TotalSeconds: res.At.Sub(info.Start).Seconds(),
+		Verdict:      string(res.Verdict), Cause: string(res.Cause), Phase: string(res.Phase), Summary: res.Summary, LogPath: info.LogFile,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	id, err := h.store.Record(ctx, st)
+	if err != nil {
+		return 0, "history not recorded: " + err.Error()
+	}
+	return id, ""
+}
+
+func importantValue(kvs []srvconfig.KV, key string) string {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
+// gpuNames is a short description of the host's GPUs ("8x NVIDIA H100
+// 80GB HBM3"), or "" without nvidia-smi.
+func gpuNames() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	snap := gpu.Query(ctx)
+	if !snap.Available || len(snap.GPUs) == 0 {
+		return ""
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, g := range snap.GPUs {
+		if counts[g.Name] == 0 {
+			order = append(order, g.Name)
+		}
+		counts[g.Name]++
+	}
+	var parts []string
+	for _, n := range order {
+		parts = append(parts, fmt.Sprintf("%dx %s", counts[n], n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// modelFromArgv finds the model a server command line serves: --model-path
+// (SGLang), --model / "serve MODEL" (vLLM, trtllm-serve), --model-id (TGI),
+// -m FILE.gguf (llama.cpp; python's "-m module" is not a model).
+func modelFromArgv(argv []string) string {
+	value := func(i int, a string) string {
+		if _, v, ok := strings.Cut(a, "="); ok {
+			return v
+		}
+		if i+1 < len(argv) {
+			return argv[i+1]
+		}
+		return ""
+	}
+	for i, a := range argv {
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		case "--model-path", "--model", "--model-id", "--model_path", "--model_id", "--hf-repo", "-hf":
+			return value(i, a)
+		case "serve":
+			if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				return argv[i+1]
+			}
+		}
+	}
+	for i, a := range argv {
+		if (a == "-m" || a == "--model-file") && i+1 < len(argv) && strings.HasSuffix(argv[i+1], ".gguf") {
+			return argv[i+1]
+		}
+	}
+	return ""
+}
