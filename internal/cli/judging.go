@@ -177,6 +177,7 @@ type judging struct {
 	exit         chan judge.Exit
 	notes        chan string
 	activityText string
+	rss          treeRSS
 }
 
 func newJudging(env *Env, flags *judgeFlags, info render.Info, cfg judge.Config) *judging {
@@ -265,7 +266,10 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 			return
 		case <-t.C:
 		}
-		_, d, err := s.Next()
+		cur, d, err := s.Next()
+		if err == nil {
+			j.rss.bytes.Store(cur.Total.RSS)
+		}
 		a := judge.Activity{}
 		var parts []string
 		if err == nil && d.Interval > 0 {

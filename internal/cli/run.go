@@ -137,6 +137,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	go j.followLog(srcCtx, logPath, offset, false, &emitted)
 	go j.probeHealth(srcCtx, base)
 	go j.sampleActivity(srcCtx, proc.Pid, procstat.DefaultHFHome(env.Getenv))
+	go j.sampleGPU(srcCtx)
 	go func() {
 		<-proc.Done()
 		// Report the exit only once the follower has delivered what the
@@ -152,6 +153,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		e := proc.Exit()
 		if e.Signal == "SIGKILL" {
 			e.OOMRecord = findOOMRecord(proc.Pid)
+			e.Memory = memoryPressure(j.rss.bytes.Load())
 		}
 		select {
 		case j.exit <- e:
@@ -172,6 +174,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		}
 		return err
 	}
+	diagnoseStall(res, proc.Pid)
 	if res.Verdict != v.Ready && !opts.keep {
 		select {
 		case <-proc.Done():

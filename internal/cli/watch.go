@@ -146,6 +146,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	go j.probeHealth(srcCtx, base)
 	if opts.pid > 0 {
 		go j.sampleActivity(srcCtx, opts.pid, procstat.DefaultHFHome(env.Getenv))
+		go j.sampleGPU(srcCtx)
 		go j.watchAlive(srcCtx, opts.pid, opts.log, &emitted)
 	}
 	go func() {
@@ -165,6 +166,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 		return err
 	}
+	diagnoseStall(res, opts.pid)
 	j.finish(res, hist, model)
 	return verdictExit(res)
 }

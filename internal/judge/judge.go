@@ -101,6 +101,8 @@ type Exit struct {
 	Gone bool
 	// OOMRecord is the kernel's OOM-killer line for the process, if found.
 	OOMRecord string
+	// Memory describes the tree's memory use just before the end.
+	Memory string
 }
 
 func (e Exit) String() string {
@@ -842,6 +844,9 @@ func (j *Judge) evidence(root *signal) []string {
 		ev = append(ev, "[vigil] the server process "+j.exit.String())
 		if j.exit.OOMRecord != "" {
 			ev = append(ev, "[kernel] "+j.exit.OOMRecord)
+		}
+		if j.exit.Memory != "" && (j.exit.Signal == "SIGKILL") {
+			ev = append(ev, "[vigil] "+j.exit.Memory)
 		}
 	}
 	return ev
