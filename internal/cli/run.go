@@ -27,9 +27,10 @@ const defaultGrace = 10 * time.Second
 
 type runOptions struct {
 	judgeFlags
-	keep    bool
-	logFile string
-	grace   time.Duration
+	keep      bool
+	logFile   string
+	grace     time.Duration
+	preflight string
 }
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -67,6 +68,7 @@ func (opts *runOptions) registerRun(fs *pflag.FlagSet) {
 	fs.BoolVar(&opts.keep, "keep", false, "do not stop the server when the startup fails, stalls or times out")
 	fs.StringVar(&opts.logFile, "log-file", "", "where the server's output goes (default: a new file under $XDG_STATE_HOME/vigil/logs)")
 	fs.DurationVar(&opts.grace, "grace", defaultGrace, "how long the server may take to exit after SIGTERM before SIGKILL")
+	fs.StringVar(&opts.preflight, "preflight", "warn", "before launching, look for a taken port, GPU memory held by other processes and leftover servers: warn, strict (do not launch) or off")
 }
 
 func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) error {
@@ -86,6 +88,14 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	} else {
 		base, _ = parseBaseURL(base)
 	}
+	var findings []preflightFinding
+	switch opts.preflight {
+	case "off":
+	case "warn", "strict":
+		findings = preflight(base, kind)
+	default:
+		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
+	}
 	logPath, logFile, offset, err := openLog(env, opts.logFile, kind)
 	if err != nil {
 		return err
@@ -93,6 +103,13 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	defer logFile.Close()
 
 	start := time.Now()
+	if opts.preflight == "strict" && len(findings) > 0 {
+		r := pickRenderer(env, opts.json)
+		info := render.Info{Mode: "run", LogFile: logPath, URL: base, Argv: argv, Start: start}
+		r.Begin(info)
+		r.End(preflightRefusal(findings, start), render.Status{Now: start})
+		return &ExitError{Code: v.Failed.ExitCode()}
+	}
 	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile})
 	if err != nil {
 		if errors.Is(err, launch.ErrNotFound) {
@@ -105,7 +122,11 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	j := newJudging(env, &opts.judgeFlags, info, cfg)
-	j.queueNotes(hist.notes(cfg, &opts.judgeFlags))
+	notes := hist.notes(cfg, &opts.judgeFlags)
+	for _, f := range findings {
+		notes = append(notes, "preflight: "+f.text)
+	}
+	j.queueNotes(notes)
 
 	// Ctrl-C or SIGTERM before the verdict stops the startup.
 	sigs := make(chan os.Signal, 2)

@@ -172,6 +172,9 @@ func (p *Plain) Begin(info Info) {
 	what := "watching"
 	if info.Mode == "run" {
 		what = "launched"
+		if info.PID == 0 {
+			what = "not launched"
+		}
 	}
 	if info.PID > 0 {
 		what += fmt.Sprintf(" pid %d", info.PID)

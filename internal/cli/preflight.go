@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"vigil/internal/classify"
+	"vigil/internal/gpu"
+	"vigil/internal/judge"
+	v "vigil/internal/verdict"
+)
+
+// preflightFinding is one thing that will likely break the startup.
+type preflightFinding struct {
+	cause v.Cause
+	text  string
+}
+
+// preflight looks, before launching, for what commonly breaks a start: the
+// port already taken, GPU memory still held by earlier runs, and leftover
+// processes of the same server kind. It only reads; it never stops anything.
+func preflight(base, kind string) []preflightFinding {
+	var out []preflightFinding
+	if u, err := url.Parse(base); err == nil {
+		addr := net.JoinHostPort(u.Hostname(), u.Port())
+		if c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond); err == nil {
+			c.Close()
+			out = append(out, preflightFinding{v.PortInUse, fmt.Sprintf("something already listens on %s", addr)})
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if snap := gpu.Query(ctx); snap.Available {
+		for _, app := range snap.Apps {
+			out = append(out, preflightFinding{v.GPUOOM, fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, cmdlineText(app.PID))})
+		}
+	}
+	if kind != "" {
+		for _, pid := range sameKindProcesses(kind) {
+			out = append(out, preflightFinding{"", fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, cmdlineText(pid))})
+		}
+	}
+	return out
+}
+
+// sameKindProcesses lists running processes whose command line starts the
+// same kind of server (not vigil's own ancestors or children).
+func sameKindProcesses(kind string) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	self, parent := os.Getpid(), os.Getppid()
+	var out []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || pid == self || pid == parent {
+			continue
+		}
+		argv := cmdline(pid)
+		if len(argv) == 0 || filepath.Base(argv[0]) == filepath.Base(os.Args[0]) {
+			continue
+		}
+		if classify.DetectCommand(argv) == kind {
+			out = append(out, pid)
+		}
+		if len(out) == 8 {
+			break
+		}
+	}
+	return out
+}
+
+func cmdlineText(pid int) string {
+	s := strings.Join(cmdline(pid), " ")
+	if s == "" {
+		return "(command line not readable)"
+	}
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// preflightRefusal is the verdict when --preflight=strict finds a problem:
+// the start would fail, so it is not launched.
+func preflightRefusal(findings []preflightFinding, start time.Time) *judge.Result {
+	r := &judge.Result{Verdict: v.Failed, Cause: v.Exception, Phase: v.Launch, At: start, RuleID: "preflight",
+		Summary: "not launched: the preflight check found a problem (--preflight=strict)",
+		Hint:    "stop the process holding the port or the GPUs (or choose another --port), then start again; --preflight=warn only reports"}
+	for _, f := range findings {
+		if f.cause != "" && r.Cause == v.Exception {
+			r.Cause = f.cause
+		}
+		r.Evidence = append(r.Evidence, "[preflight] "+f.text)
+	}
+	r.Phases = []judge.PhaseSpan{{Phase: v.Launch, Start: start}}
+	return r
+}
