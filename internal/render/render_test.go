@@ -1,0 +1,65 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"vigil/internal/judge"
+	v "vigil/internal/verdict"
+)
+
+func TestJSONVerdictIsTheLastLineWithTheContractFields(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	var out bytes.Buffer
+	r := &JSON{W: &out}
+	r.Begin(Info{Mode: "run", PID: 42, LogFile: "/tmp/s.log", URL: "http://127.0.0.1:1", Start: t0})
+	r.Event(judge.Event{Name: "phase", At: t0.Add(time.Second), Data: map[string]any{"phase": "weights"}}, Status{})
+	r.End(&judge.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: "ok", At: t0.Add(2 * time.Second),
+		Phases: []judge.PhaseSpan{{Phase: v.Launch, Start: t0}, {Phase: v.Weights, Start: t0.Add(time.Second)}, {Phase: v.PhaseReady, Start: t0.Add(2 * time.Second)}}}, Status{})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("got %d lines, want 3:\n%s", len(lines), out.String())
+	}
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[2]), &last); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"event", "t", "verdict", "cause", "phase", "summary", "evidence", "log_file"} {
+		if _, ok := last[k]; !ok {
+			t.Errorf("verdict event lacks %q: %s", k, lines[2])
+		}
+	}
+	if last["event"] != "verdict" || last["cause"] != nil || last["t"] != 2.0 {
+		t.Errorf("verdict event = %s", lines[2])
+	}
+	if ph := last["phases"].(map[string]any); ph["launch"] != 1.0 || ph["weights"] != 1.0 {
+		t.Errorf("phases = %v, want launch 1 and weights 1", ph)
+	}
+}
+
+func TestPlainPrintsOneLinePerStepAndNeverRedraws(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	var out bytes.Buffer
+	p := &Plain{W: &out}
+	p.Begin(Info{Mode: "run", PID: 1, LogFile: "/tmp/s.log", Start: t0})
+	for i := 0; i <= 100; i++ {
+		p.Event(judge.Event{Name: "progress", At: t0, Data: map[string]any{"desc": "shards", "done": i, "total": 100, "percent": i}}, Status{})
+	}
+	p.End(&judge.Result{Verdict: v.Failed, Cause: v.GPUOOM, Phase: v.KVCache, Summary: "no memory", Hint: "lower it",
+		Evidence: []string{"RuntimeError: Not enough memory."}, At: t0}, Status{})
+	s := out.String()
+	if strings.Contains(s, "\r") || strings.Contains(s, "\x1b[") {
+		t.Errorf("plain output redraws: %q", s)
+	}
+	if n := strings.Count(s, "  shards "); n != 11 {
+		t.Errorf("%d progress lines, want one per 10%% step (11)", n)
+	}
+	for _, want := range []string{"FAILED (gpu_oom) in phase kv_cache", "RuntimeError: Not enough memory.", "hint: lower it", "log: /tmp/s.log"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+}
