@@ -166,18 +166,17 @@ func defaultLogDir(getenv func(string) string) string {
 
 // judging is one session being judged, whatever its sources.
 type judging struct {
-	env          *Env
-	flags        *judgeFlags
-	info         render.Info
-	judge        *judge.Judge
-	renderer     render.Renderer
-	lines        chan logline.Line
-	healthCh     chan judge.Health
-	activity     chan judge.Activity
-	exit         chan judge.Exit
-	notes        chan string
-	activityText string
-	rss          treeRSS
+	env      *Env
+	flags    *judgeFlags
+	info     render.Info
+	judge    *judge.Judge
+	renderer render.Renderer
+	lines    chan logline.Line
+	healthCh chan judge.Health
+	activity chan judge.Activity
+	exit     chan judge.Exit
+	notes    chan string
+	rss      treeRSS
 }
 
 func newJudging(env *Env, flags *judgeFlags, info render.Info, cfg judge.Config) *judging {
@@ -228,7 +227,7 @@ func (r *jsonAndSummary) End(res *judge.Result, st render.Status) {
 
 func (j *judging) status(now time.Time) render.Status {
 	return render.Status{Now: now, Server: j.judge.Server(), Phase: j.judge.Phase(), Progress: j.judge.Progress(),
-		Health: j.judge.HealthNow(), LastLine: j.judge.LastLine(), Activity: j.activityText}
+		Health: j.judge.HealthNow(), LastLine: j.judge.LastLine(), Activity: j.judge.ActivityText()}
 }
 
 // followLog feeds the log file from offset into the session and records

@@ -9,6 +9,7 @@ package judge
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -209,6 +210,9 @@ type Judge struct {
 	result *Result
 	warned map[string]bool
 
+	activity  string
+	quietSaid time.Time
+
 	config      *srvconfig.Collector
 	fingerprint string
 	mismatch    *srvconfig.Outcome
@@ -387,7 +391,9 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	}
 }
 
-func round1(d time.Duration) float64 { return float64(d.Round(100*time.Millisecond)) / float64(time.Second) }
+func round1(d time.Duration) float64 {
+	return float64(d.Round(100*time.Millisecond)) / float64(time.Second)
+}
 
 // configChanged reacts to a configuration line: it tells what matters,
 // checks the expectations, and drops learned windows that were learned
@@ -459,12 +465,27 @@ func (j *Judge) Activity(a Activity, now time.Time) {
 	}
 	if a.Busy {
 		j.lastProgress = now
+		j.activity = a.Detail
+	} else {
+		j.activity = ""
 	}
+	// While the log is silent but the processes work, say so now and then:
+	// the first time after a few seconds, then every 30 seconds.
 	quiet := now.Sub(j.lastLineAt)
-	if a.Busy && quiet >= 2*time.Second && !j.lastLineAt.IsZero() {
-		j.emit(now, "quiet", map[string]any{"quiet_s": quiet.Seconds(), "activity": a.Detail})
+	if a.Busy && !j.lastLineAt.IsZero() && quiet >= quietFirst && now.Sub(j.quietSaid) >= quietEvery {
+		j.quietSaid = now
+		j.emit(now, "quiet", map[string]any{"quiet_s": math.Round(quiet.Seconds()), "activity": a.Detail})
 	}
 }
+
+// quietFirst and quietEvery pace the "quiet but still working" events.
+const (
+	quietFirst = 3 * time.Second
+	quietEvery = 30 * time.Second
+)
+
+// ActivityText says what the processes did at the last sample, or "".
+func (j *Judge) ActivityText() string { return j.activity }
 
 // Exit feeds the end of the server's main process. Its output up to the
 // exit must have been fed already.
