@@ -345,6 +345,11 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	}
 	j.seq++
 	s := signal{rule: c.Failure, exception: c.Exception, raw: c.Raw, msg: c.Msg, source: source, at: now, seq: j.seq}
+	// Memory stays bounded on a log with millions of errors: the first
+	// ones are the roots, later ones only echo them.
+	if len(j.signals) >= maxSignals || len(j.fatal) >= maxSignals {
+		return
+	}
 	if c.Failure != nil && c.Failure.Fatal {
 		j.fatal = append(j.fatal, s)
 		if j.fatalAt.IsZero() {
@@ -545,6 +550,9 @@ func (j *Judge) Tick(now time.Time) *Result {
 }
 
 const maxEvidence = 10
+
+// maxSignals bounds the error lines a judge keeps.
+const maxSignals = 256
 
 func (j *Judge) decide(now time.Time) *Result {
 	switch j.smokeState {
