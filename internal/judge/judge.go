@@ -185,6 +185,7 @@ type Judge struct {
 	health        Health
 	healthAt      time.Time
 	healthChanged time.Time
+	healthOKSince time.Time
 	badHealth     int // consecutive unexpected statuses after the server said it is up
 	badHealthAt   time.Time
 	readyLine     bool
@@ -449,6 +450,9 @@ func (j *Judge) Health(h Health, now time.Time) {
 		}
 		j.emit(now, "health", map[string]any{"state": string(h.State), "code": h.Code})
 	}
+	if h.State == HealthOK && j.health.State != HealthOK {
+		j.healthOKSince = now
+	}
 	j.health, j.healthAt = h, now
 	// Only real answers with an unexpected status count against the
 	// server: a probe that times out or is reset says more about the
@@ -551,6 +555,10 @@ func (j *Judge) Tick(now time.Time) *Result {
 
 const maxEvidence = 10
 
+// unknownKindGrace is how long a 200 must hold before it alone means ready
+// for a server whose kind is not known yet.
+const unknownKindGrace = time.Second
+
 // maxSignals bounds the error lines a judge keeps.
 const maxSignals = 256
 
@@ -635,7 +643,9 @@ func (j *Judge) readiness(now time.Time) *Result {
 	switch {
 	case j.readyLine && (healthOK || noEndpoint):
 		ready = true
-	case healthOK && !j.prof.ReadyNeedsLine:
+	case healthOK && !j.prof.ReadyNeedsLine && (j.server != "" || now.Sub(j.healthOKSince) >= unknownKindGrace):
+		// While the kind is unknown, give the log a moment to name it:
+		// some servers answer 200 before they are usable.
 		ready = true
 	case j.readyLine && now.Sub(j.readyLineAt) >= j.unansweredGrace() &&
 		(j.health.State == HealthError || (j.cfg.URLGuessed && j.health.State == HealthRefused)):
