@@ -31,6 +31,16 @@ var benign = []Matcher{
 	lit("does not have native support for FP8"),
 }
 
+// waiting lines are printed periodically while a server waits for something
+// (a shard, a worker, an engine); they show the printer is alive, not that
+// the startup moves, so they do not count as progress.
+var waiting = []Matcher{
+	lit("No available shared memory broadcast block found"),
+	lit("Waiting for shard to be ready"),
+	lit("core engine proc(s) to start"),
+	lit("Waiting for init message from front-end"),
+}
+
 // commonFailures are library-level errors that look the same whichever
 // server prints them (PyTorch, NCCL, CUDA, Hugging Face, Python itself).
 // Order matters: the first rule that matches a line wins, so specific rules
@@ -158,3 +168,14 @@ var commonFailures = []FailureRule{
 // "RuntimeError: ...", "torch._dynamo.exc.BackendCompilerFailed: ...",
 // "KeyError: 'x'", "AssertionError".
 var exceptionRe = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Failed)(?::|$)`)
+
+// IsWaiting reports whether msg is one of the lines a server repeats while
+// it waits for something, which are no sign of progress.
+func IsWaiting(msg string) bool {
+	for i := range waiting {
+		if waiting[i].match(msg, "") {
+			return true
+		}
+	}
+	return false
+}

@@ -289,7 +289,6 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if j.result != nil {
 		return
 	}
-	j.lastProgress = now
 	j.lastLineAt = now
 	if j.server == "" {
 		if kind := classify.DetectLog(l.Text); kind != "" {
@@ -297,6 +296,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		}
 	}
 	c := j.prof.Classify(l.Text)
+	if !classify.IsWaiting(c.Msg) {
+		j.lastProgress = now
+	}
 	// An error that names a step (a missing libmpi, a failed NCCL call) is
 	// not the server reaching that step.
 	if c.Phase != "" && c.Failure == nil && !c.Exception {

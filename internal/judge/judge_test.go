@@ -299,3 +299,19 @@ func TestExpandHint(t *testing.T) {
 		}
 	}
 }
+
+// A line a server repeats while it waits (TGI's "Waiting for shard to be
+// ready...", vLLM's shared-memory broadcast warning) is no progress: a
+// shard that hangs is still a stall.
+func TestWaitingLinesAreNoProgress(t *testing.T) {
+	cfg := Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 60 * time.Second}
+	var steps []step
+	steps = append(steps, ln(0.5, "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0"))
+	for at := 1.0; at < 20; at += 1 {
+		steps = append(steps, ln(at, "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0"))
+	}
+	r := play(t, cfg, steps, 30)
+	if r == nil || r.Verdict != v.Stalled || r.Phase != v.Weights {
+		t.Fatalf("got %+v, want stalled in weights", r)
+	}
+}
