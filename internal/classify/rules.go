@@ -154,6 +154,9 @@ func init() {
 	for i := range benign {
 		prepare(&benign[i])
 	}
+	for i := range waiting {
+		prepare(&waiting[i])
+	}
 	for i := range commonFailures {
 		prepare(&commonFailures[i].Matcher)
 	}
