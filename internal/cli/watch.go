@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
+	"vigil/internal/launch"
 	"vigil/internal/logline"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
@@ -225,6 +227,10 @@ func (j *judging) watchAlive(ctx context.Context, pid int, logPath string, emitt
 		if procfind.Exists(pid) {
 			continue
 		}
+		e, known := zombieExit(pid)
+		if !known {
+			e = judge.Exit{Gone: true}
+		}
 		if logPath != "" {
 			size := fileSize(logPath)
 			deadline := time.Now().Add(2 * time.Second)
@@ -234,7 +240,12 @@ func (j *judging) watchAlive(ctx context.Context, pid int, logPath string, emitt
 		} else {
 			time.Sleep(300 * time.Millisecond) // let the journal catch up
 		}
-		e := judge.Exit{Gone: true, OOMRecord: findOOMRecord(pid)}
+		if e.Signal == "SIGKILL" || e.Gone {
+			e.OOMRecord = findOOMRecord(pid)
+		}
+		if e.Signal == "SIGKILL" {
+			e.Memory = memoryPressure(j.rss.bytes.Load())
+		}
 		select {
 		case j.exit <- e:
 		case <-ctx.Done():
@@ -270,4 +281,33 @@ func cmdline(pid int) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+// zombieExit reads how a process that has died but not yet been reaped by
+// its parent ended: /proc/PID/stat keeps its wait status (field 52) while
+// it is a zombie. ok is false when the process is gone for good.
+func zombieExit(pid int) (judge.Exit, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return judge.Exit{}, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return judge.Exit{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state); field 52 is f[49].
+	if len(f) < 50 || f[0] != "Z" {
+		return judge.Exit{}, false
+	}
+	status, err := strconv.Atoi(f[49])
+	if err != nil {
+		return judge.Exit{}, false
+	}
+	ws := syscall.WaitStatus(status)
+	if ws.Signaled() {
+		return judge.Exit{Signal: launch.SignalName(ws.Signal())}, true
+	}
+	return judge.Exit{Code: ws.ExitStatus()}, true
 }

@@ -792,7 +792,7 @@ func (j *Judge) failure(now time.Time) *Result {
 		r.RuleID = root.rule.ID
 		r.Summary = summarize(root.rule.Title, root.source, root.msg)
 		r.Hint = expandHint(root.rule.Hint, j.cfg.Argv)
-	case j.exit != nil && j.exit.Signal == "SIGKILL" && len(j.fatal) == 0:
+	case j.exit != nil && (j.exit.Signal == "SIGKILL" || j.exit.Code == 137 || j.exit.OOMRecord != "") && len(j.fatal) == 0:
 		r.Cause = v.HostOOM
 		r.RuleID = "exit.sigkill"
 		r.Summary = "the server was killed by SIGKILL with no error of its own, most likely by the kernel's OOM killer"
