@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -104,7 +105,7 @@ func (h *startupHistory) notes(cfg judge.Config, f *judgeFlags) []string {
 }
 
 // record stores the judged startup and returns its id (0 when not stored).
-func (h *startupHistory) record(res *judge.Result, info render.Info, model string) (int64, string) {
+func (h *startupHistory) record(res *judge.Result, info render.Info, model string, extras map[string]any) (int64, string) {
 	if h.store == nil {
 		return 0, ""
 	}
@@ -120,6 +121,14 @@ func (h *startupHistory) record(res *judge.Result, info render.Info, model strin
 		Phases:       history.PhasesFrom(render.PhaseDurations(res.Phases, res.At)),
 		TotalSeconds: res.At.Sub(info.Start).Seconds(),
 		Verdict:      string(res.Verdict), Cause: string(res.Cause), Phase: string(res.Phase), Summary: res.Summary, LogPath: info.LogFile,
+	}
+	for name, x := range extras {
+		if b, err := json.Marshal(x); err == nil {
+			if st.Extra == nil {
+				st.Extra = map[string]json.RawMessage{}
+			}
+			st.Extra[name] = b
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -177,6 +177,9 @@ type judging struct {
 	exit     chan judge.Exit
 	notes    chan string
 	rss      treeRSS
+	// extras are results attached to the verdict and the history (smoke,
+	// bench), by name. Written only in the session goroutine or after it.
+	extras map[string]any
 }
 
 func newJudging(env *Env, flags *judgeFlags, info render.Info, cfg judge.Config) *judging {
@@ -188,6 +191,7 @@ func newJudging(env *Env, flags *judgeFlags, info render.Info, cfg judge.Config)
 		activity: make(chan judge.Activity, 16),
 		exit:     make(chan judge.Exit, 1),
 		notes:    make(chan string, 16),
+		extras:   map[string]any{},
 	}
 	j.info.Server = j.judge.Server()
 	j.renderer = pickRenderer(env, flags.json)
@@ -317,7 +321,9 @@ func (j *judging) run(ctx context.Context, base string) (*judge.Result, error) {
 		},
 		OnTick: func(now time.Time) { j.renderer.Tick(j.status(now)) },
 		Smoke: func(ctx context.Context) judge.SmokeResult {
-			return smokeCheck(ctx, base, j.judge.Server(), apiKey(j.env))
+			r := smokeCheck(ctx, base, j.judge.Server(), apiKey(j.env))
+			j.extras["smoke"] = map[string]any{"ok": r.OK, "reason": r.Reason, "endpoint": r.Endpoint, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds()}
+			return r
 		},
 	}
 	return s.Run(ctx)
@@ -344,10 +350,11 @@ func (j *judging) queueNotes(notes []string) {
 // finish records the startup in the history and shows the verdict.
 func (j *judging) finish(res *judge.Result, hist *startupHistory, model string) {
 	st := j.status(time.Now())
-	id, warn := hist.record(res, j.info, model)
+	id, warn := hist.record(res, j.info, model, j.extras)
 	if warn != "" {
 		j.renderer.Note(time.Now(), "%s", warn)
 	}
 	st.HistoryID = id
+	st.Extras = j.extras
 	j.renderer.End(res, st)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"vigil/internal/bench"
 	"vigil/internal/classify"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
@@ -31,6 +32,8 @@ type runOptions struct {
 	logFile   string
 	grace     time.Duration
 	preflight string
+	benchSpec string
+	benchOpts bench.Options
 }
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -69,11 +72,30 @@ func (opts *runOptions) registerRun(fs *pflag.FlagSet) {
 	fs.StringVar(&opts.logFile, "log-file", "", "where the server's output goes (default: a new file under $XDG_STATE_HOME/vigil/logs)")
 	fs.DurationVar(&opts.grace, "grace", defaultGrace, "how long the server may take to exit after SIGTERM before SIGKILL")
 	fs.StringVar(&opts.preflight, "preflight", "warn", "before launching, look for a taken port, GPU memory held by other processes and leftover servers: warn, strict (do not launch) or off")
+	fs.StringVar(&opts.benchSpec, "bench", "", "once ready, run the smoke test and a serving benchmark (SPEC like c=1,8;n=50;in=512;out=128;baseline=c=1:67.76; default: the last good run of this model and config is the baseline)")
+	fs.Lookup("bench").NoOptDefVal = "default"
 }
 
 func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) error {
 	if err := opts.validate(); err != nil {
 		return err
+	}
+	if opts.benchSpec != "" {
+		spec := opts.benchSpec
+		if spec == "default" {
+			spec = ""
+		}
+		o, err := bench.ParseSpec(spec)
+		if err != nil {
+			return Usagef("--bench: %v", err)
+		}
+		if o.Baseline != "" {
+			if _, err := bench.ParseBaseline(o.Baseline); err != nil {
+				return Usagef("--bench: %v", err)
+			}
+		}
+		opts.benchOpts = o
+		opts.smoke = true
 	}
 	if _, err := lookPath(argv[0]); err != nil {
 		return Usagef("%s: command not found", argv[0])
@@ -202,6 +224,16 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		default:
 			j.renderer.Note(time.Now(), "stopping the server's process group (pid %d)", proc.Pid)
 			proc.Stop(opts.grace, killNow)
+		}
+	}
+	if res.Verdict == v.Ready && opts.benchSpec != "" {
+		j.renderer.Note(time.Now(), "running the serving benchmark")
+		b, warn := benchAfterReady(ctx, env, base, opts.benchOpts, hist, res)
+		if warn != "" {
+			j.renderer.Note(time.Now(), "%s", warn)
+		}
+		if b != nil {
+			j.extras["bench"] = b
 		}
 	}
 	j.finish(res, hist, model)

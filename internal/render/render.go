@@ -39,6 +39,8 @@ type Status struct {
 	Activity string
 	// HistoryID is the startup's id in the history, once recorded.
 	HistoryID int64
+	// Extras are results attached to the verdict (smoke, bench).
+	Extras map[string]any
 }
 
 // Renderer shows a session.
@@ -145,6 +147,9 @@ func (j *JSON) End(r *judge.Result, st Status) {
 	}
 	if st.HistoryID > 0 {
 		d["history_id"] = st.HistoryID
+	}
+	for k, x := range st.Extras {
+		d[k] = x
 	}
 	if j.info.PID > 0 {
 		d["pid"] = j.info.PID

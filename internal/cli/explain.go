@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"vigil/internal/explain"
+	"vigil/internal/verdict"
+)
+
+// explainNoVerdict is the exit status when a log's last run ends without a
+// verdict: offline, a stall can only be suspected, so it shares stalled's.
+const explainNoVerdict = 3
+
+func newExplainCmd(env *Env) *cobra.Command {
+	var (
+		jsonOut bool
+		server  string
+	)
+	cmd := &cobra.Command{
+		Use:   "explain [FILE...]",
+		Short: "Judge finished server logs offline: runs, phases, verdicts and causes",
+		Long: `vigil explain reads finished logs of LLM inference servers (a file, several,
+or standard input for "-" or no FILE) and judges them with the same catalogue
+as a live startup. A log the server was restarted into holds several runs; each
+is told with its server, start and end, phases with their durations, and how it
+ended: ready, failed (with cause, evidence and hint), or without a verdict.
+
+Offline there is no clock and no process to watch, so a stall or a timeout can
+only be suspected: such a run "ended in phase X without a verdict". A server
+that has no ready line (vLLM, TensorRT-LLM) counts as ready once it said it
+listens and nothing went wrong after; health answers in its access log count.
+Whether a ready server answers sanely (bad_output) cannot be told from a log.
+
+The files are streamed: memory stays flat however large they are.
+
+--json prints one JSON object per run and line: file, run, server, start, end,
+lines, first_line, offset, verdict ("" without one), cause (null unless
+failed), phase, summary, hint, evidence, rule and phases (phase name to
+seconds, in order; null when the log carries no timestamps).
+
+Exit status: 0 the last run of every log is ready, 1 the last run of some log
+failed, 3 the last run of some log ended without a verdict (and none failed),
+2 usage error (a bad flag, an unreadable file).`,
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if server != "auto" && !slices.Contains(verdict.Servers, server) {
+				return Usagef("explain: --server %q is not one of auto, sglang, vllm, trtllm, llamacpp, tgi", server)
+			}
+			if len(args) == 0 {
+				args = []string{"-"}
+			}
+			inputs, err := openLogs(env, args)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				for _, in := range inputs {
+					in.Close()
+				}
+			}()
+			worst := 0
+			for _, in := range inputs {
+				if len(inputs) > 1 && !jsonOut {
+					fmt.Fprintf(env.IO.Out, "== %s\n", in.name)
+				}
+				last, readErr, writeErr := explainOne(env.IO.Out, in, server, jsonOut)
+				if readErr != nil {
+					return Usagef("explain: %s: %v", in.name, readErr)
+				}
+				if writeErr != nil {
+					return fmt.Errorf("explain: %w", writeErr)
+				}
+				worst = worse(worst, exitFor(last))
+			}
+			if worst != 0 {
+				return &ExitError{Code: worst}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per run")
+	cmd.Flags().StringVar(&server, "server", "auto", "server `KIND`: sglang, vllm, trtllm, llamacpp, tgi, or auto (from each run's log)")
+	return cmd
+}
+
+// logInput is one log to explain.
+type logInput struct {
+	name string
+	r    io.Reader
+	c    io.Closer
+}
+
+func (l logInput) Close() {
+	if l.c != nil {
+		l.c.Close()
+	}
+}
+
+// openLogs opens every file first, so that an unreadable one is a usage
+// error before any output.
+func openLogs(env *Env, args []string) ([]logInput, error) {
+	var out []logInput
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, logInput{name: "-", r: env.IO.In})
+			continue
+		}
+		f, err := os.Open(a)
+		if err == nil {
+			var fi os.FileInfo
+			if fi, err = f.Stat(); err == nil && fi.IsDir() {
+				err = fmt.Errorf("is a directory")
+			}
+		}
+		if err != nil {
+			if f != nil {
+				f.Close()
+			}
+			for _, o := range out {
+				o.Close()
+			}
+			return nil, Usagef("explain: cannot read %s: %v", a, unwrapPath(err))
+		}
+		out = append(out, logInput{name: a, r: f, c: f})
+	}
+	return out, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// explainOne prints the runs of one log and returns its last run (nil
+// when it has no lines), and the error reading or writing.
+func explainOne(w io.Writer, in logInput, server string, jsonOut bool) (last *explain.Run, readErr, werr error) {
+	readErr = explain.Read(in.r, explain.Options{Server: server}, func(r *explain.Run) {
+		last = r
+		if werr != nil {
+			return
+		}
+		if jsonOut {
+			werr = explain.WriteJSON(w, in.name, r)
+			return
+		}
+		if r.Index > 1 {
+			_, werr = io.WriteString(w, "\n")
+		}
+		if werr == nil {
+			werr = explain.WriteText(w, r)
+		}
+	})
+	if last == nil && !jsonOut && werr == nil && readErr == nil {
+		_, werr = fmt.Fprintln(w, "no lines: nothing to judge")
+	}
+	return last, readErr, werr
+}
+
+// exitFor is the exit status a log's last run gives.
+func exitFor(r *explain.Run) int {
+	switch {
+	case r == nil || r.Verdict == "":
+		return explainNoVerdict
+	case r.Verdict == verdict.Ready:
+		return 0
+	}
+	return 1
+}
+
+// worse orders exit statuses: failed over no verdict over ready.
+func worse(a, b int) int {
+	rank := map[int]int{0: 0, explainNoVerdict: 1, 1: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
