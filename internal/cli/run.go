@@ -219,12 +219,10 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	diagnoseStall(res, proc.Pid)
 	if res.Verdict != v.Ready && !opts.keep {
-		select {
-		case <-proc.Done():
-		default:
-			j.renderer.Note(time.Now(), "stopping the server's process group (pid %d)", proc.Pid)
-			proc.Stop(opts.grace, killNow)
-		}
+		// Also when the leader has exited: workers of its group may linger
+		// and hold the GPUs or the port.
+		j.renderer.Note(time.Now(), "stopping the server's process group (pid %d)", proc.Pid)
+		proc.Stop(opts.grace, killNow)
 	}
 	if res.Verdict == v.Ready && opts.benchSpec != "" {
 		j.renderer.Note(time.Now(), "running the serving benchmark")

@@ -191,6 +191,8 @@ type Judge struct {
 	readyLine     bool
 	readyLineAt   time.Time
 	upSaid        bool
+	readyLineText string
+	upLineText    string
 	upSaidAt      time.Time
 
 	signals    []signal // lines with a cause or an exception
@@ -325,12 +327,14 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		}
 	}
 	if c.Ready && !j.readyLine {
+		j.readyLineText = c.Raw
 		j.readyLine = true
 		j.readyLineAt = now
 		j.sayUp(now)
 		j.emit(now, "ready_line", map[string]any{"line": c.Raw})
 	}
 	if strings.Contains(c.Msg, "Application startup complete") || strings.Contains(c.Msg, "Uvicorn running on") {
+		j.upLineText = c.Raw
 		j.sayUp(now)
 	}
 	source := c.Source
@@ -669,7 +673,7 @@ func (j *Judge) readiness(now time.Time) *Result {
 			j.smokeState = 1
 			return nil
 		}
-		return &Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: j.readySummary(now)}
+		return &Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: j.readySummary(now), Evidence: j.readyEvidence()}
 	}
 	// The server said it is up but its health endpoint keeps answering an
 	// unexpected status, or stays "starting" long after its ready line.
@@ -696,6 +700,27 @@ func (j *Judge) healthFailure(summary string) *Result {
 	}
 	return &Result{Verdict: v.Failed, Cause: v.Health, Summary: summary, Evidence: ev,
 		Hint: "the server is up but unhealthy: read its log after the ready line, and probe /health by hand; a 500 usually means the engine died after startup"}
+}
+
+// readyEvidence is what proves readiness: the server's ready (or startup
+// complete) line and the health answer.
+func (j *Judge) readyEvidence() []string {
+	var ev []string
+	if j.readyLineText != "" {
+		ev = append(ev, j.readyLineText)
+	} else if j.upLineText != "" {
+		ev = append(ev, j.upLineText)
+	}
+	switch j.health.State {
+	case HealthOK:
+		ev = append(ev, fmt.Sprintf("[vigil] GET %s -> 200", j.prof.HealthPath))
+	case HealthRefused, HealthError, HealthNone:
+		ev = append(ev, fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.health.State))
+	}
+	if len(ev) == 0 {
+		ev = j.lastLines(1)
+	}
+	return ev
 }
 
 func (j *Judge) readySummary(now time.Time) string {

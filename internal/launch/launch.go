@@ -117,9 +117,10 @@ func (p *Process) Stop(grace time.Duration, now <-chan struct{}) {
 	defer t.Stop()
 	select {
 	case <-p.done:
-		// The leader is gone; members of its group may linger.
-		_ = p.Signal(syscall.SIGKILL)
-		return
+		// The leader is gone; give the rest of its group the same grace.
+		if p.groupGone(grace, now) {
+			return
+		}
 	case <-t.C:
 	case <-now:
 	}
@@ -157,4 +158,20 @@ func SignalName(sig syscall.Signal) string {
 		return "SIGPIPE"
 	}
 	return fmt.Sprintf("signal %d", int(sig))
+}
+
+// groupGone waits up to grace for every member of the group to exit.
+func (p *Process) groupGone(grace time.Duration, now <-chan struct{}) bool {
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if errors.Is(syscall.Kill(-p.Pid, 0), syscall.ESRCH) {
+			return true
+		}
+		select {
+		case <-now:
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return false
 }

@@ -50,6 +50,9 @@ type Finding struct {
 	How string
 }
 
+// startSlack absorbs the coarseness of process start and file times.
+const startSlack = 50 * time.Millisecond
+
 // skew is how far a line's timestamp may precede the process's start time
 // and still belong to it (second-resolution stamps, clock rounding).
 const skew = 2 * time.Second
@@ -86,9 +89,11 @@ func Find(r io.Reader, in Input) (Finding, error) {
 	}
 	// Nothing written since the process started: this run has printed
 	// nothing yet, everything in the file is stale.
-	// The start time is truncated to the clock tick, so any write by the
-	// process is at or after it.
-	nothingNew := !in.ProcStart.IsZero() && !in.ModTime.IsZero() && in.ModTime.Before(in.ProcStart)
+	// Both times are coarse (the start time to the 10 ms clock tick, the
+	// boot time to /proc/uptime's hundredths), so allow a little: no
+	// server prints its first line within 50 ms of starting, while taking
+	// an earlier run's lines for this run's would judge the wrong run.
+	nothingNew := !in.ProcStart.IsZero() && !in.ModTime.IsZero() && in.ModTime.Before(in.ProcStart.Add(startSlack))
 
 	// One pass, keeping only what is needed: the start of the last banner
 	// block, and the first line stamped at or after the process start.
