@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"vigil/internal/history"
 	"vigil/internal/logline"
 	v "vigil/internal/verdict"
 )
@@ -313,5 +314,43 @@ func TestWaitingLinesAreNoProgress(t *testing.T) {
 	r := play(t, cfg, steps, 30)
 	if r == nil || r.Verdict != v.Stalled || r.Phase != v.Weights {
 		t.Fatalf("got %+v, want stalled in weights", r)
+	}
+}
+
+// With history, each phase announces its ETA, and a phase running well past
+// its usual duration draws one warning while it still progresses.
+func TestLearnedETAAndSlowPhase(t *testing.T) {
+	learned := history.Summarise([][]history.Phase{
+		{{Name: "launch", Seconds: 1}, {Name: "weights", Seconds: 10}, {Name: "ready", Seconds: 0}},
+		{{Name: "launch", Seconds: 1}, {Name: "weights", Seconds: 11}, {Name: "ready", Seconds: 0}},
+	}, []float64{11, 12})
+	cfg := Config{Server: "sglang", StallAfter: 20 * time.Second, Timeout: 5 * time.Minute, Learned: &learned}
+	t0 := time.Unix(1_800_000_000, 0)
+	j := New(cfg, t0)
+	j.Line(logline.Line{Text: "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"}, t0.Add(time.Second))
+	var etas, slow int
+	for s := 1.0; s < 60; s += 0.5 {
+		now := t0.Add(sec(s))
+		j.Activity(Activity{Busy: true, Detail: "cpu"}, now)
+		if r := j.Tick(now); r != nil {
+			t.Fatalf("decided %s at %.1fs", r.Verdict, s)
+		}
+		for _, e := range j.Events() {
+			switch {
+			case e.Name == "eta":
+				etas++
+			case e.Name == "warning" && e.Data["slow"] == true:
+				slow++
+				if s < 40 {
+					t.Errorf("slow warning at %.1fs; weights usually takes ~10s, the warning needs 2x and +30s", s)
+				}
+			}
+		}
+	}
+	if etas != 1 {
+		t.Errorf("%d eta events, want 1 (one phase started)", etas)
+	}
+	if slow != 1 {
+		t.Errorf("%d slow-phase warnings, want exactly 1", slow)
 	}
 }

@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// playArgs is `vigil run ... -- vigil play SCENARIO --port P -- ARGV` for a
+// scenario whose argv is given.
+func playArgs(t *testing.T, scenario string, port int, vigilArgs []string, argv ...string) []string {
+	t.Helper()
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	args := append([]string{"run", "--json", "--url", url}, vigilArgs...)
+	args = append(args, "--", vigilBin, "play", scenario, "--port", strconv.Itoa(port), "--")
+	return append(args, argv...)
+}
+
+// The same startup judged three times builds a history: the third run
+// shows an ETA per phase and learns its --timeout and --stall-after, and
+// `vigil history --json` lists all three with their phases and config.
+func TestHistoryBuildsETAAndLearnedWindows(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	scen := filepath.Join(repoRoot(t), "e2e", "testdata", "scenarios", "sglang-quick-ready.json")
+	argv := []string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-0.6B"}
+	var last []event
+	for i := 1; i <= 3; i++ {
+		port := freePort(t)
+		p := startVigil(t, sb.env, playArgs(t, scen, port, nil, argv...)...)
+		if !p.wait(t, 60*time.Second) {
+			t.Fatalf("run %d did not finish:\n%s", i, p.excerpt())
+		}
+		events, verdict, problems := parseEvents(p.stdout.Bytes())
+		if len(problems) > 0 || verdict.str("verdict") != "ready" {
+			t.Fatalf("run %d: verdict %q, problems %v\n%s", i, verdict.str("verdict"), problems, p.excerpt())
+		}
+		killGroup(int(verdict["pid"].(float64)))
+		last = events
+		if i < 3 {
+			for _, e := range events {
+				if e.str("event") == "eta" && i == 1 {
+					t.Errorf("run 1 shows an ETA without any history: %v", e)
+				}
+			}
+		}
+	}
+	var etas int
+	var learned bool
+	for _, e := range last {
+		switch e.str("event") {
+		case "eta":
+			etas++
+		case "note":
+			if strings.Contains(e.str("message"), "learned --timeout") {
+				learned = true
+			}
+		}
+	}
+	if etas == 0 {
+		t.Error("the third run shows no ETA")
+	}
+	if !learned {
+		t.Error("the third run did not learn its --timeout from the history")
+	}
+
+	p := startVigil(t, sb.env, "history", "--json")
+	if !p.wait(t, 20*time.Second) || p.code != 0 {
+		t.Fatalf("vigil history --json failed:\n%s", p.excerpt())
+	}
+	var hist []map[string]any
+	if err := json.Unmarshal(p.stdout.Bytes(), &hist); err != nil {
+		t.Fatalf("history --json is not a JSON array: %v\n%s", err, p.stdout.String())
+	}
+	if len(hist) != 3 {
+		t.Fatalf("history has %d startups, want 3", len(hist))
+	}
+	for _, k := range []string{"id", "started_at", "server", "model", "verdict", "cause", "total_s", "phases", "config"} {
+		if _, ok := hist[0][k]; !ok {
+			t.Errorf("history entry lacks %q: %v", k, hist[0])
+		}
+	}
+	if hist[0]["model"] != "Qwen/Qwen3-0.6B" || hist[0]["verdict"] != "ready" {
+		t.Errorf("newest entry = %v", hist[0])
+	}
+}
+
+// --expect fails a startup as soon as the printed configuration shows
+// another value, within a second of the configuration line, for SGLang
+// (server_args) and vLLM (the engine's config line).
+func TestExpectMismatch(t *testing.T) {
+	needVigil(t)
+	root := repoRoot(t)
+	cases := []struct {
+		name, scenario, expect string
+		configAt, by           float64
+		argv                   []string
+	}{
+		{"sglang tp", "sglang-ready-qwen25-7b-single-gpu.json", "tp=4", 0.2, 1.2 + 1.5,
+			[]string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct"}},
+		{"vllm quantization", "vllm-v1-normal-compile-silence.json", "quantization=fp8", 7.5, 8.5 + 1.5,
+			[]string{"vllm", "serve", "Qwen/Qwen3-8B"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			takeSlot(t)
+			sb := newSandbox(t)
+			port := freePort(t)
+			scen := filepath.Join(root, "testdata", "scenarios", "shared", tc.scenario)
+			p := startVigil(t, sb.env, playArgs(t, scen, port, []string{"--no-history", "--stall-after", "4s", "--expect", tc.expect}, tc.argv...)...)
+			if !p.wait(t, 60*time.Second) {
+				t.Fatalf("vigil did not finish:\n%s", p.excerpt())
+			}
+			_, verdict, _ := parseEvents(p.stdout.Bytes())
+			if verdict.str("verdict") != "failed" || verdict.str("cause") != "config" || p.code != 1 {
+				t.Fatalf("got %s/%s exit %d, want failed/config exit 1\n%s", verdict.str("verdict"), verdict.str("cause"), p.code, p.excerpt())
+			}
+			if took := p.exited.Sub(p.started).Seconds(); took > tc.by {
+				t.Errorf("decided after %.1fs, want by %.1fs (config line at %.1fs)", took, tc.by, tc.configAt)
+			}
+			if ev := strings.Join(evidence(verdict), " "); !strings.Contains(ev, tc.expect) {
+				t.Errorf("evidence %q does not show the expectation", ev)
+			}
+		})
+	}
+}
