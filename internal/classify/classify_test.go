@@ -79,6 +79,12 @@ func TestClassifyFailures(t *testing.T) {
 		{"sigquit echo", "sglang", "[2026-11-29 10:00:00] Received sigquit from a child process. It usually means the child failed.", "", true, true},
 		{"vllm echo", "vllm", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}", "", true, true},
 		{"tgi shard failed", "tgi", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard 0 failed to start", "", true, true},
+		{"vllm old kv too small", "vllm", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000). Try increasing `gpu_memory_utilization`", v.GPUOOM, false, true},
+		{"llama unknown argument", "llamacpp", "error: invalid argument: --flash-attn-x", v.Config, true, true},
+		{"bf16 on old gpu", "vllm", "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100 GPU has compute capability 7.0.", v.Config, false, true},
+		{"flash attention needs ampere", "tgi", "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", v.Config, false, true},
+		{"hub unreachable", "sglang", "requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: /api/models/Qwen/Qwen3-8B\"))", v.ModelLoad, false, true},
+		{"torch without cuda", "vllm", "AssertionError: Torch not compiled with CUDA enabled", v.Dependency, false, true},
 		// Benign look-alikes never fail a startup.
 		{"warning mentions error", "vllm", "(APIServer pid=1) WARNING 11-29 10:00:00 [x.py:1] Error in chat template, falling back", "", false, false},
 		{"cuda env info", "sglang", "[2026-11-29 10:00:00] CUDA_HOME is set; CUDA error checking enabled", "", false, false},
