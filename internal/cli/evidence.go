@@ -3,8 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"vigil/internal/gpu"
@@ -12,6 +20,45 @@ import (
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
+
+// seenProcs remembers every process seen in the server's tree, by pid and
+// start time, so that workers that left the tree (setsid, reparented to
+// init) can still be found after the server is stopped.
+type seenProcs struct {
+	mu    sync.Mutex
+	procs map[int]time.Duration
+}
+
+func (s *seenProcs) add(procs []procstat.Proc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.procs == nil {
+		s.procs = map[int]time.Duration{}
+	}
+	for _, p := range procs {
+		if len(s.procs) < 4096 {
+			s.procs[p.PID] = p.Start
+		}
+	}
+}
+
+// stillRunning returns the seen processes that still run as themselves
+// (same pid and start time).
+func (s *seenProcs) stillRunning() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int
+	fs := procstat.FS{}
+	for pid, start := range s.procs {
+		smp, err := fs.Sample([]int{pid})
+		if err != nil || len(smp.Procs) == 0 || smp.Procs[0].Start != start || smp.Procs[0].State == 'Z' {
+			continue
+		}
+		out = append(out, pid)
+	}
+	sort.Ints(out)
+	return out
+}
 
 // treeRSS is the server tree's resident memory at the last sample, kept for
 // the OOM attribution when the server is killed.
@@ -101,4 +148,103 @@ func memoryPressure(rss int64) string {
 	}
 	return fmt.Sprintf("just before, the server's processes used %s of the machine's %s (%s available)",
 		procstat.FormatBytes(rss), procstat.FormatBytes(mi.Total), procstat.FormatBytes(mi.Available))
+}
+
+// logDiskFull reports whether the filesystem of the server's log has no
+// room left: the server then fails to write its log (ENOSPC) and may die
+// or block on it, which the log itself cannot tell.
+func logDiskFull(path string) (bool, string) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(path), &st); err != nil {
+		return false, ""
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if free >= diskFullBelow {
+		return false, ""
+	}
+	return true, fmt.Sprintf("the log's filesystem is full (%s free at %s): the server cannot write its output (ENOSPC)", procstat.FormatBytes(free), filepath.Dir(path))
+}
+
+// diskFullBelow is the free space under which a log's filesystem counts as
+// full.
+const diskFullBelow = 64 << 10
+
+// watchDisk says once if the log's filesystem fills up during the startup.
+func (j *judging) watchDisk(ctx context.Context, path string) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		if full, msg := logDiskFull(path); full {
+			select {
+			case j.notes <- msg:
+			case <-ctx.Done():
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// addDiskEvidence puts a full log filesystem into a verdict's evidence.
+func addDiskEvidence(res *judge.Result, path string) {
+	if res.Verdict == v.Ready || path == "" {
+		return
+	}
+	if full, msg := logDiskFull(path); full {
+		res.Evidence = append(res.Evidence, "[vigil] "+msg)
+	}
+}
+
+// survivors lists processes of the stopped server that still run: workers
+// that left its process group. vigil does not stop processes outside the
+// group it started, so it names them, and what they hold.
+func survivors(pid int, base string, seen *seenProcs) []string {
+	pids, _ := procstat.FS{}.Tree(pid)
+	for _, p := range seen.stillRunning() {
+		if !slices.Contains(pids, p) {
+			pids = append(pids, p)
+		}
+	}
+	if len(pids) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	snap := gpu.Query(ctx)
+	var out []string
+	for _, p := range pids {
+		if !processAlive(p) {
+			continue
+		}
+		s := fmt.Sprintf("still running after the stop: pid %d %s", p, cmdlineText(p))
+		if snap.Available {
+			if mib := snap.ProcessMiB([]int{p}); mib > 0 {
+				s += fmt.Sprintf("; holds %d MiB of GPU memory", mib)
+			}
+		}
+		out = append(out, s)
+	}
+	if len(out) > 0 {
+		if u, err := url.Parse(base); err == nil {
+			if c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), u.Port()), 300*time.Millisecond); err == nil {
+				c.Close()
+				out = append(out, "the server's port "+u.Port()+" is still taken")
+			}
+		}
+	}
+	return out
+}
+
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
 }

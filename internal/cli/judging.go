@@ -177,6 +177,7 @@ type judging struct {
 	exit     chan judge.Exit
 	notes    chan string
 	rss      treeRSS
+	seen     seenProcs
 	// extras are results attached to the verdict and the history (smoke,
 	// bench), by name. Written only in the session goroutine or after it.
 	extras map[string]any
@@ -272,6 +273,7 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 		cur, d, err := s.Next()
 		if err == nil {
 			j.rss.bytes.Store(cur.Total.RSS)
+			j.seen.add(cur.Procs)
 		}
 		a := judge.Activity{}
 		var parts []string

@@ -181,6 +181,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	go j.probeHealth(srcCtx, base)
 	go j.sampleActivity(srcCtx, proc.Pid, procstat.DefaultHFHome(env.Getenv))
 	go j.sampleGPU(srcCtx)
+	go j.watchDisk(srcCtx, logPath)
 	go func() {
 		<-proc.Done()
 		// Report the exit only once the follower has delivered what the
@@ -223,7 +224,12 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		// and hold the GPUs or the port.
 		j.renderer.Note(time.Now(), "stopping the server's process group (pid %d)", proc.Pid)
 		proc.Stop(opts.grace, killNow)
+		for _, s := range survivors(proc.Pid, base, &j.seen) {
+			j.renderer.Note(time.Now(), "%s", s)
+			res.Evidence = append(res.Evidence, "[vigil] "+s)
+		}
 	}
+	addDiskEvidence(res, logPath)
 	if res.Verdict == v.Ready && opts.benchSpec != "" {
 		j.renderer.Note(time.Now(), "running the serving benchmark")
 		b, warn := benchAfterReady(ctx, env, base, opts.benchOpts, hist, res)

@@ -144,6 +144,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 			notes = append(notes, note)
 		}
 		go j.followLog(srcCtx, opts.log, offset, true, &emitted)
+		go j.watchDisk(srcCtx, opts.log)
 	}
 	go j.probeHealth(srcCtx, base)
 	if opts.pid > 0 {
@@ -169,6 +170,9 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		return err
 	}
 	diagnoseStall(res, opts.pid)
+	if opts.log != "" {
+		addDiskEvidence(res, opts.log)
+	}
 	j.finish(res, hist, model)
 	return verdictExit(res)
 }
