@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,7 +69,31 @@ func TestHistoryBuildsETAAndLearnedWindows(t *testing.T) {
 		t.Error("the third run did not learn its --timeout from the history")
 	}
 
-	p := startVigil(t, sb.env, "history", "--json")
+	// A slowed-down copy: the weights take 34 s longer (loading visibly,
+	// so it is no stall). The history says weights take under a second,
+	// so the judge warns while the phase still progresses.
+	slow := slowedCopy(t, scen, sb.path("slow.json"), 34)
+	port := freePort(t)
+	p := startVigil(t, sb.env, playArgs(t, slow, port, nil, argv...)...)
+	if !p.wait(t, 90*time.Second) {
+		t.Fatalf("the slowed run did not finish:\n%s", p.excerpt())
+	}
+	events, verdict, _ := parseEvents(p.stdout.Bytes())
+	if verdict.str("verdict") != "ready" {
+		t.Fatalf("slowed run: verdict %q, want ready\n%s", verdict.str("verdict"), p.excerpt())
+	}
+	killGroup(int(verdict["pid"].(float64)))
+	warned := false
+	for _, e := range events {
+		if e.str("event") == "warning" && strings.Contains(e.str("message"), "weights is slow") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("the slowed-down run drew no slow-phase warning")
+	}
+
+	p = startVigil(t, sb.env, "history", "--json")
 	if !p.wait(t, 20*time.Second) || p.code != 0 {
 		t.Fatalf("vigil history --json failed:\n%s", p.excerpt())
 	}
@@ -76,8 +101,8 @@ func TestHistoryBuildsETAAndLearnedWindows(t *testing.T) {
 	if err := json.Unmarshal(p.stdout.Bytes(), &hist); err != nil {
 		t.Fatalf("history --json is not a JSON array: %v\n%s", err, p.stdout.String())
 	}
-	if len(hist) != 3 {
-		t.Fatalf("history has %d startups, want 3", len(hist))
+	if len(hist) != 4 {
+		t.Fatalf("history has %d startups, want 4", len(hist))
 	}
 	for _, k := range []string{"id", "started_at", "server", "model", "verdict", "cause", "total_s", "phases", "config"} {
 		if _, ok := hist[0][k]; !ok {
@@ -127,4 +152,39 @@ func TestExpectMismatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// slowedCopy writes a copy of the scenario in which everything after "Load
+// weight begin" happens extra seconds later, with a progress bar filling
+// the gap.
+func slowedCopy(t *testing.T, src, dst string, extra float64) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc map[string]any
+	if err := json.Unmarshal(b, &sc); err != nil {
+		t.Fatal(err)
+	}
+	var out []any
+	shift := 0.0
+	for _, ev := range sc["timeline"].([]any) {
+		e := ev.(map[string]any)
+		e["t"] = e["t"].(float64) + shift
+		out = append(out, e)
+		if line, ok := e["err"].(string); ok && strings.Contains(line, "Load weight begin") {
+			out = append(out, map[string]any{"t": e["t"].(float64) + 0.1, "progress": map[string]any{
+				"fmt": "Loading safetensors checkpoint shards: {pct:3d}% Completed | {i}/{n} [{el}<{eta}, {rate:.2f}it/s]",
+				"n":   62, "dur": extra, "cr": true}})
+			shift = extra + 0.2
+		}
+	}
+	sc["timeline"] = out
+	sc["id"] = "slowed"
+	b, _ = json.Marshal(sc)
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
