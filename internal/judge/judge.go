@@ -516,6 +516,15 @@ func (j *Judge) Exit(e Exit, now time.Time) {
 	}
 }
 
+// Starved tells the judge that vigil itself did not run for d (a machine
+// so loaded that vigil's own loop stalled): that time says nothing about
+// the server, so it does not count towards a stall.
+func (j *Judge) Starved(d time.Duration) {
+	if j.result == nil && d > 0 {
+		j.lastProgress = j.lastProgress.Add(d)
+	}
+}
+
 // WantSmoke reports whether the smoke request should start now.
 func (j *Judge) WantSmoke() bool {
 	if j.smokeState == 1 {

@@ -34,6 +34,10 @@ type Session struct {
 	Tick time.Duration
 }
 
+// starvedAfter is how late the loop may run before vigil counts itself
+// starved.
+const starvedAfter = time.Second
+
 // Run judges until there is a verdict or ctx ends.
 func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
 	tick := s.Tick
@@ -44,6 +48,7 @@ func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
 	defer t.Stop()
 	smokeDone := make(chan judge.SmokeResult, 1)
 	lines := s.Lines
+	lastLoop := s.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -80,6 +85,12 @@ func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
 			go func() { smokeDone <- s.Smoke(ctx) }()
 		}
 		now := s.Now()
+		// The loop runs at least every tick; a much longer gap means vigil
+		// itself got no CPU, which must not look like the server stalling.
+		if gap := now.Sub(lastLoop); gap > tick+starvedAfter {
+			s.Judge.Starved(gap - tick)
+		}
+		lastLoop = now
 		r := s.Judge.Tick(now)
 		s.flush()
 		if r == nil && s.OnTick != nil {
