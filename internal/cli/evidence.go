@@ -64,11 +64,16 @@ func (s *seenProcs) stillRunning() []int {
 // the OOM attribution when the server is killed.
 type treeRSS struct{ bytes atomic.Int64 }
 
+// gpuClient is the one nvidia-smi client of a vigil process: it remembers a
+// hung nvidia-smi and answers "hung" at once instead of starting another
+// and waiting out its timeout again.
+var gpuClient = &gpu.Client{Timeout: 3 * time.Second}
+
 // sampleGPU reports GPU memory that moves as progress (weights being
 // copied, the KV pool allocated), and says once if nvidia-smi hangs, which
 // is itself a sign of a GPU in trouble. Without nvidia-smi it does nothing.
 func (j *judging) sampleGPU(ctx context.Context) {
-	client := &gpu.Client{Timeout: 5 * time.Second}
+	client := gpuClient
 	prev := client.Snapshot(ctx)
 	if !prev.Available && !prev.Hung {
 		return
@@ -134,7 +139,7 @@ func diagnoseStall(res *judge.Result, pid int) {
 			res.Evidence = append(res.Evidence, "[py-spy] "+l)
 		}
 	}
-	if snap := gpu.Query(ctx); snap.Available || snap.Hung {
+	if snap := gpuClient.Snapshot(ctx); snap.Available || snap.Hung {
 		res.Evidence = append(res.Evidence, "[vigil] GPUs: "+snap.Summary())
 	}
 }
@@ -214,7 +219,7 @@ func survivors(pid int, base string, seen *seenProcs) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	snap := gpu.Query(ctx)
+	snap := gpuClient.Snapshot(ctx)
 	var out []string
 	for _, p := range pids {
 		if !processAlive(p) {

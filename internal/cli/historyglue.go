@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"vigil/internal/gpu"
 	"vigil/internal/history"
 	"vigil/internal/judge"
 	"vigil/internal/render"
@@ -153,7 +152,7 @@ func importantValue(kvs []srvconfig.KV, key string) string {
 func gpuNames() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	snap := gpu.Query(ctx)
+	snap := gpuClient.Snapshot(ctx)
 	if !snap.Available || len(snap.GPUs) == 0 {
 		return ""
 	}

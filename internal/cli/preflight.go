@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"vigil/internal/classify"
-	"vigil/internal/gpu"
 	"vigil/internal/judge"
 	v "vigil/internal/verdict"
 )
@@ -35,9 +34,14 @@ func preflight(base, kind string) []preflightFinding {
 			out = append(out, preflightFinding{v.PortInUse, fmt.Sprintf("something already listens on %s", addr)})
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	// A preflight check must not hold the launch up for long.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if snap := gpu.Query(ctx); snap.Available {
+	snap := gpuClient.Snapshot(ctx)
+	if snap.Hung {
+		out = append(out, preflightFinding{"", "nvidia-smi does not answer: a GPU may have fallen off the bus (check dmesg for Xid errors)"})
+	}
+	if snap.Available {
 		for _, app := range snap.Apps {
 			out = append(out, preflightFinding{v.GPUOOM, fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, cmdlineText(app.PID))})
 		}

@@ -77,6 +77,8 @@ func (opts *runOptions) registerRun(fs *pflag.FlagSet) {
 }
 
 func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) error {
+	// Event times count from here, before the preflight checks.
+	start := time.Now()
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -124,7 +126,6 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	defer logFile.Close()
 
-	start := time.Now()
 	if opts.preflight == "strict" && len(findings) > 0 {
 		r := pickRenderer(env, opts.json)
 		info := render.Info{Mode: "run", LogFile: logPath, URL: base, Argv: argv, Start: start}

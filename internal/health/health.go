@@ -97,12 +97,10 @@ func (p *Prober) Run(ctx context.Context, out chan<- judge.Health) {
 	}
 }
 
+// isRefused is true only for a refused connection: nothing listens. A
+// reset or another failure while connecting is no answer, not absence.
 func isRefused(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return true
-	}
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial" && !op.Timeout()
+	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
 func shortErr(err error) string {

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"vigil/internal/explain/scenlog"
+	"vigil/internal/scenario"
+)
+
+// explainLog renders scenarios into one log file, one run after another,
+// and returns its path.
+func explainLog(t *testing.T, scenarios ...string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local)
+	for _, name := range scenarios {
+		sc, err := scenario.Load(filepath.Join("..", "..", "testdata", "scenarios", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, err := scenlog.Write(&buf, sc, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at = end.Add(time.Minute).Truncate(time.Second)
+	}
+	path := filepath.Join(t.TempDir(), "server.log")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runExplain runs `vigil explain args...` with stdin and returns the exit
+// status and both outputs.
+func runExplain(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := &Env{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, Getenv: func(string) string { return "" }}
+	cmd := newExplainCmd(env)
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	code := exitCode(cmd.ExecuteContext(context.Background()), &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestExplainExitStatus(t *testing.T) {
+	ready := explainLog(t, "vllm-gpu-oom-no-cache-blocks-32b", "vllm-ready-llama31-8b-v021")
+	failed := explainLog(t, "sglang-gpu-oom-cuda-graph-capture-4090")
+	stalled := explainLog(t, "sglang-stalled-cuda-graph-capture-tp2")
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		wants []string
+	}{
+		{"last run ready", []string{ready}, 0, []string{"run 1", "failed: gpu_oom in phase kv_cache", "run 2", "verdict   ready"}},
+		{"failed", []string{failed}, 1, []string{"failed: gpu_oom in phase cuda_graph", "hint"}},
+		{"no verdict", []string{stalled}, 3, []string{"none: ended in phase cuda_graph"}},
+		{"failed beats no verdict", []string{stalled, failed, ready}, 1, []string{"== " + stalled, "== " + failed}},
+		{"no verdict beats ready", []string{ready, stalled}, 3, nil},
+		{"unreadable file", []string{ready, filepath.Join(t.TempDir(), "nope.log")}, 2, nil},
+		{"a directory", []string{t.TempDir()}, 2, nil},
+		{"bad server", []string{"--server", "nginx", ready}, 2, nil},
+		{"bad flag", []string{"--nope", ready}, 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runExplain(t, "", tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tt.code, errOut)
+			}
+			for _, w := range tt.wants {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if code == 2 && strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Errorf("a usage error is one line, got:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestExplainStdin(t *testing.T) {
+	log, err := os.ReadFile(explainLog(t, "tgi-ready-mistral-7b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{nil, {"-"}} {
+		code, out, errOut := runExplain(t, string(log), args...)
+		if code != 0 || !strings.Contains(out, "tgi") {
+			t.Errorf("explain %v < log: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	code, out, _ := runExplain(t, "")
+	if code != 3 || !strings.Contains(out, "no lines") {
+		t.Errorf("empty stdin: exit %d, stdout %q; want 3 and a word", code, out)
+	}
+}
+
+func TestExplainJSON(t *testing.T) {
+	path := explainLog(t, "vllm-gpu-oom-no-cache-blocks-32b", "vllm-ready-llama31-8b-v021")
+	code, out, errOut := runExplain(t, "", "--json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines, want one object per run:\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v", i+1, err)
+		}
+		for _, k := range []string{"run", "server", "start", "end", "lines", "verdict", "cause", "phase", "summary", "hint", "evidence", "phases"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("line %d lacks %q: %s", i+1, k, l)
+			}
+		}
+	}
+	var first, second struct {
+		Run     int                `json:"run"`
+		Verdict string             `json:"verdict"`
+		Cause   *string            `json:"cause"`
+		Phases  map[string]float64 `json:"phases"`
+	}
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[1]), &second)
+	if first.Run != 1 || first.Verdict != "failed" || first.Cause == nil || *first.Cause != "gpu_oom" {
+		t.Errorf("first run: %+v", first)
+	}
+	if second.Run != 2 || second.Verdict != "ready" || second.Cause != nil {
+		t.Errorf("second run: %+v", second)
+	}
+	if second.Phases["weights"] <= 0 {
+		t.Errorf("second run's phases %v: want a weights time", second.Phases)
+	}
+	if !strings.HasPrefix(lines[1], `{"file":`) || !strings.Contains(lines[1], `"phases":{"launch":`) {
+		t.Errorf("phases should be in the run's order: %s", lines[1])
+	}
+}
