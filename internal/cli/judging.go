@@ -280,7 +280,9 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 		if err == nil && d.Interval > 0 {
 			// A spinning step on a crowded machine may get little CPU; any
 			// steady use at all is work, an idle hang uses none.
-			a.Busy = d.Busy() || d.CPU >= 0.05
+			// A thread that is runnable (state R) but got no CPU on a
+			// crowded machine is trying to work: not a hang either.
+			a.Busy = d.Busy() || d.CPU >= 0.05 || d.Threads.Running > 0
 			if a.Busy {
 				parts = append(parts, d.Activity()...)
 			}
