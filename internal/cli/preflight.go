@@ -26,6 +26,12 @@ type preflightFinding struct {
 // port already taken, GPU memory still held by earlier runs, and leftover
 // processes of the same server kind. It only reads; it never stops anything.
 func preflight(base, kind string) []preflightFinding {
+	return append(preflightPort(base), preflightHost(kind)...)
+}
+
+// preflightPort is the check that must come before the launch: once the
+// server runs, the port is its own.
+func preflightPort(base string) []preflightFinding {
 	var out []preflightFinding
 	if u, err := url.Parse(base); err == nil {
 		addr := net.JoinHostPort(u.Hostname(), u.Port())
@@ -34,6 +40,13 @@ func preflight(base, kind string) []preflightFinding {
 			out = append(out, preflightFinding{v.PortInUse, fmt.Sprintf("something already listens on %s", addr)})
 		}
 	}
+	return out
+}
+
+// preflightHost looks at the host: GPU memory held by other processes and
+// leftover servers of the same kind.
+func preflightHost(kind string) []preflightFinding {
+	var out []preflightFinding
 	// A preflight check must not hold the launch up for long.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()

@@ -112,10 +112,14 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	} else {
 		base, _ = parseBaseURL(base)
 	}
+	// Strict mode checks everything before launching; warn mode only the
+	// port, and the host once the server runs, so as not to delay it.
 	var findings []preflightFinding
 	switch opts.preflight {
 	case "off":
-	case "warn", "strict":
+	case "warn":
+		findings = preflightPort(base)
+	case "strict":
 		findings = preflight(base, kind)
 	default:
 		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
@@ -150,6 +154,15 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		notes = append(notes, "preflight: "+f.text)
 	}
 	j.queueNotes(notes)
+	if opts.preflight == "warn" {
+		go func() {
+			var later []string
+			for _, f := range preflightHost(kind) {
+				later = append(later, "preflight: "+f.text)
+			}
+			j.queueNotes(later)
+		}()
+	}
 
 	// Ctrl-C or SIGTERM before the verdict stops the startup.
 	sigs := make(chan os.Signal, 2)
