@@ -13,6 +13,7 @@ import (
 
 	"vigil/internal/classify"
 	"vigil/internal/judge"
+	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
 
@@ -26,7 +27,7 @@ type preflightFinding struct {
 // port already taken, GPU memory still held by earlier runs, and leftover
 // processes of the same server kind. It only reads; it never stops anything.
 func preflight(base, kind string) []preflightFinding {
-	return append(preflightPort(base), preflightHost(kind)...)
+	return append(preflightPort(base), preflightHost(kind, 0)...)
 }
 
 // preflightPort is the check that must come before the launch: once the
@@ -45,7 +46,7 @@ func preflightPort(base string) []preflightFinding {
 
 // preflightHost looks at the host: GPU memory held by other processes and
 // leftover servers of the same kind.
-func preflightHost(kind string) []preflightFinding {
+func preflightHost(kind string, own int) []preflightFinding {
 	var out []preflightFinding
 	// A preflight check must not hold the launch up for long.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -60,7 +61,7 @@ func preflightHost(kind string) []preflightFinding {
 		}
 	}
 	if kind != "" {
-		for _, pid := range sameKindProcesses(kind) {
+		for _, pid := range sameKindProcesses(kind, own) {
 			out = append(out, preflightFinding{"", fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, cmdlineText(pid))})
 		}
 	}
@@ -69,7 +70,7 @@ func preflightHost(kind string) []preflightFinding {
 
 // sameKindProcesses lists running processes whose command line starts the
 // same kind of server (not vigil's own ancestors or children).
-func sameKindProcesses(kind string) []int {
+func sameKindProcesses(kind string, ownSession int) []int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	self, parent := os.Getpid(), os.Getppid()
 	var out []int
@@ -82,7 +83,7 @@ func sameKindProcesses(kind string) []int {
 		if len(argv) == 0 || filepath.Base(argv[0]) == filepath.Base(os.Args[0]) {
 			continue
 		}
-		if classify.DetectCommand(argv) == kind {
+		if classify.DetectCommand(argv) == kind && !inSession(pid, ownSession) {
 			out = append(out, pid)
 		}
 		if len(out) == 8 {
@@ -117,4 +118,14 @@ func preflightRefusal(findings []preflightFinding, start time.Time) *judge.Resul
 	}
 	r.Phases = []judge.PhaseSpan{{Phase: v.Launch, Start: start}}
 	return r
+}
+
+// inSession reports whether pid belongs to the session vigil started (the
+// server it launched and its workers), which are not leftovers.
+func inSession(pid, session int) bool {
+	if session <= 0 {
+		return false
+	}
+	smp, err := procstat.FS{}.Sample([]int{pid})
+	return err == nil && len(smp.Procs) == 1 && (smp.Procs[0].SID == session || pid == session)
 }

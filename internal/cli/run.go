@@ -157,7 +157,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if opts.preflight == "warn" {
 		go func() {
 			var later []string
-			for _, f := range preflightHost(kind) {
+			for _, f := range preflightHost(kind, proc.Pid) {
 				later = append(later, "preflight: "+f.text)
 			}
 			j.queueNotes(later)
