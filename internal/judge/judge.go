@@ -217,6 +217,7 @@ type Judge struct {
 	quietSaid time.Time
 
 	config      *srvconfig.Collector
+	configLines int
 	fingerprint string
 	mismatch    *srvconfig.Outcome
 	phaseAt     time.Time
@@ -317,7 +318,12 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	}
 	j.partial = logline.Line{}
 	if kv := j.config.Feed(c.Msg); len(kv) > 0 {
-		j.configChanged(now)
+		// A server prints its configuration a few times; a log that
+		// prints it on every line is only re-read now and then.
+		j.configLines++
+		if j.configLines <= 64 || j.configLines%64 == 0 {
+			j.configChanged(now)
+		}
 	}
 	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
 		j.lastMeaning = c.Raw

@@ -24,7 +24,8 @@ type Collector struct {
 	Kind string
 
 	cfg   Config
-	block []string // lines of an open multi-line print
+	index map[string]int // position of each key in cfg
+	block []string       // lines of an open multi-line print
 	size  int
 	depth depthTracker
 }
@@ -64,7 +65,7 @@ func (c *Collector) Feed(msg string) []KV {
 		return out
 	}
 	if items, ok := Parse(c.Kind, msg); ok {
-		c.cfg = c.cfg.Merge(items)
+		c.merge(items)
 		out = append(out, items...)
 	}
 	return out
@@ -89,7 +90,7 @@ func (c *Collector) closeBlock() []KV {
 	if !ok {
 		return nil
 	}
-	c.cfg = c.cfg.Merge(items)
+	c.merge(items)
 	return items
 }
 
@@ -159,4 +160,29 @@ func (d *depthTracker) feed(s string) bool {
 		}
 	}
 	return false
+}
+
+// merge is Config.Merge with an index kept between calls, so that a log
+// printing configuration on every line costs constant work per line.
+func (c *Collector) merge(more []KV) {
+	if c.index == nil {
+		c.index = make(map[string]int, len(c.cfg))
+		for i, kv := range c.cfg {
+			c.index[kv.Key] = i
+		}
+	}
+	for _, kv := range more {
+		i, found := c.index[kv.Key]
+		if !found {
+			if len(c.cfg) >= MaxKeys {
+				continue
+			}
+			c.index[kv.Key] = len(c.cfg)
+			c.cfg = append(c.cfg, kv)
+			continue
+		}
+		if !isNone(kv.Value) || isNone(c.cfg[i].Value) {
+			c.cfg[i].Value = kv.Value
+		}
+	}
 }

@@ -79,6 +79,10 @@ func (c Config) get(key string) (string, bool) {
 // a startup are closer to the effective configuration (vLLM's engine config
 // after its CLI args, SGLang's scheduler summary after ServerArgs), so they
 // win.
+// MaxKeys bounds a configuration: a log that prints endless distinct keys
+// must not make vigil's memory or work grow with it.
+const MaxKeys = 4096
+
 func (c Config) Merge(more []KV) Config {
 	index := make(map[string]int, len(c)+len(more)) // a map keeps huge inputs linear
 	for i, kv := range c {
@@ -87,6 +91,9 @@ func (c Config) Merge(more []KV) Config {
 	for _, kv := range more {
 		i, found := index[kv.Key]
 		if !found {
+			if len(c) >= MaxKeys {
+				continue
+			}
 			index[kv.Key] = len(c)
 			c = append(c, kv)
 			continue
