@@ -79,6 +79,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newBenchCmd(env),
 		newHistoryCmd(env),
 		newDiffCmd(env),
+		newExplainCmd(env),
 	)
 	return root
 }

@@ -1,0 +1,53 @@
+package classify
+
+import "testing"
+
+// FuzzParse: ParseFast must return exactly what Parse does, for any line.
+func FuzzParse(f *testing.F) {
+	for _, l := range edgeLines {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if got, want := ParseFast(line), Parse(line); got != want {
+			t.Errorf("ParseFast(%q)\ngot  %+v\nwant %+v", line, got, want)
+		}
+	})
+}
+
+// FuzzClassify: for every profile, the prefiltered Classify must agree
+// with testing every rule's literals one by one.
+func FuzzClassify(f *testing.F) {
+	for _, l := range edgeLines {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, pr := range allProfiles {
+			got, want := pr.Classify(line), pr.classifySlow(line)
+			if !sameClass(got, want) {
+				t.Errorf("%s: Classify(%q)\ngot  %s\nwant %s", pr.Name, line, describe(got), describe(want))
+			}
+		}
+	})
+}
+
+// FuzzParseProgress: a bar is only ever parsed where MaybeProgress says it
+// may be, and a parsed bar is consistent.
+func FuzzParseProgress(f *testing.F) {
+	for _, l := range edgeLines {
+		f.Add(l)
+	}
+	f.Add("Capturing batches (bs=1 avail_mem=23.56 GB): 100%|██████████| 52/52 [00:05<00:00, 10.36it/s]")
+	f.Add("Loading pt checkpoint shards:  25% Completed | 1/4 [00:02<00:06,  2.00s/it]")
+	f.Fuzz(func(t *testing.T, msg string) {
+		p, ok := ParseProgress(msg)
+		if !ok {
+			return
+		}
+		if !MaybeProgress(msg) {
+			t.Errorf("MaybeProgress(%q) = false, but ParseProgress parses it", msg)
+		}
+		if p.Total <= 0 || p.Done < 0 || p.Done > p.Total || p.Percent < 0 || p.Percent > 100 || p.Rate < 0 {
+			t.Errorf("ParseProgress(%q) = %+v: inconsistent", msg, p)
+		}
+	})
+}

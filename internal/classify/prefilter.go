@@ -1,0 +1,329 @@
+package classify
+
+import (
+	"strings"
+	"sync"
+)
+
+// The prefilter makes Classify cost one pass over the message, however many
+// rules a profile has. Every literal of every rule a line is checked
+// against (phase markers, ready lines, benign look-alikes, failures, the
+// traceback header and the words an exception line ends in) goes into one
+// Aho-Corasick automaton per profile; one scan tells which rules' literals
+// occur, and only those rules are evaluated, in their catalogue order, with
+// their regular expressions. The outcome is exactly that of testing each
+// rule's literals with strings.Contains (FuzzClassify compares the two).
+
+// prefilter is one profile's automaton and what each key stands for.
+type prefilter struct {
+	ac *acAuto
+	// checks[k] are the literals whose folded form is key k.
+	checks [][]litCheck
+	// always are bits of matchers with an empty literal, which
+	// strings.Contains finds in every message.
+	always []int
+	words  int // len of a hit set in uint64s
+	// guards[bit] is the guard of that matcher's regular expression.
+	guards []guard
+
+	phaseBase, readyBase, benignBase, failBase, commonBase int
+	tracebackBit, exceptionBit, specialBit                 int
+}
+
+// litCheck is one literal of one matcher.
+type litCheck struct {
+	bit int
+	lit string
+	// fold: the literal is tested against the lower-cased message.
+	fold bool
+	// lower: lit has no upper-case ASCII letter, so a folded hit is a hit
+	// in the lower-cased message (an upper-case letter never is).
+	lower bool
+}
+
+// exceptionWords are the endings exceptionRe requires (case-sensitive).
+var exceptionWords = []string{"Error", "Exception", "Exit", "Interrupt", "Failure", "Failed"}
+
+const tracebackHeader = "Traceback (most recent call last)"
+
+// specialRunes lower-case to ASCII ("İ" to "i", the Kelvin sign to "k"), so a
+// message holding one needs its lower-cased form scanned for folded
+// literals as strings.ToLower writes it.
+var specialRunes = []string{"\u0130", "\u212a"}
+
+type builder struct {
+	pf   *prefilter
+	keys []string
+	ids  map[string]int
+	bits int
+}
+
+func (b *builder) add(lit string, bit int, fold bool) {
+	if lit == "" {
+		b.pf.always = append(b.pf.always, bit)
+		return
+	}
+	key := foldString(lit)
+	id, ok := b.ids[key]
+	if !ok {
+		id = len(b.keys)
+		b.ids[key] = id
+		b.keys = append(b.keys, key)
+		b.pf.checks = append(b.pf.checks, nil)
+	}
+	b.pf.checks[id] = append(b.pf.checks[id], litCheck{bit: bit, lit: lit, fold: fold, lower: foldString(lit) == lit})
+}
+
+// matchers adds each matcher's literals under consecutive bits and returns
+// the first bit.
+func (b *builder) matchers(n int, m func(i int) *Matcher) int {
+	base := b.bits
+	for i := range n {
+		mm := m(i)
+		for _, l := range mm.lits {
+			b.add(l, base+i, mm.Fold)
+		}
+		b.pf.guards = append(b.pf.guards, guardOf(mm.Re))
+	}
+	b.bits += n
+	return base
+}
+
+func (b *builder) bit() int {
+	b.pf.guards = append(b.pf.guards, guard{})
+	b.bits++
+	return b.bits - 1
+}
+
+func buildPrefilter(pr *Profile) *prefilter {
+	b := &builder{pf: &prefilter{}, ids: map[string]int{}}
+	pf := b.pf
+	pf.phaseBase = b.matchers(len(pr.Phases), func(i int) *Matcher { return &pr.Phases[i].Matcher })
+	pf.readyBase = b.matchers(len(pr.Ready), func(i int) *Matcher { return &pr.Ready[i] })
+	pf.benignBase = b.matchers(len(benign), func(i int) *Matcher { return &benign[i] })
+	pf.failBase = b.matchers(len(pr.Failures), func(i int) *Matcher { return &pr.Failures[i].Matcher })
+	pf.commonBase = b.matchers(len(commonFailures), func(i int) *Matcher { return &commonFailures[i].Matcher })
+	pf.tracebackBit = b.bit()
+	b.add(tracebackHeader, pf.tracebackBit, false)
+	pf.exceptionBit = b.bit()
+	for _, w := range exceptionWords {
+		b.add(w, pf.exceptionBit, false)
+	}
+	pf.specialBit = b.bit()
+	for _, r := range specialRunes {
+		b.add(r, pf.specialBit, false)
+	}
+	pf.words = (b.bits + 63) / 64
+	pf.ac = newACAuto(b.keys)
+	return pf
+}
+
+// The built-in profiles' prefilters are built on first use (after every
+// init has prepared the rules' literal lists) and found by a scan of a few
+// pointers, which is cheaper than a map on every line; other profiles'
+// are kept in a map.
+var (
+	builtinOnce sync.Once
+	builtins    []*Profile
+	builtinPFs  []*prefilter
+	others      sync.Map // *Profile -> *prefilter
+)
+
+func prefilterOf(pr *Profile) *prefilter {
+	builtinOnce.Do(func() {
+		builtins = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
+		for _, p := range builtins {
+			builtinPFs = append(builtinPFs, buildPrefilter(p))
+		}
+	})
+	for i, p := range builtins {
+		if p == pr {
+			return builtinPFs[i]
+		}
+	}
+	if pf, ok := others.Load(pr); ok {
+		return pf.(*prefilter)
+	}
+	pf, _ := others.LoadOrStore(pr, buildPrefilter(pr))
+	return pf.(*prefilter)
+}
+
+// hitSet holds one bit per rule.
+type hitSet []uint64
+
+func (h hitSet) has(bit int) bool { return h[bit>>6]&(1<<(bit&63)) != 0 }
+func (h hitSet) set(bit int)      { h[bit>>6] |= 1 << (bit & 63) }
+
+// scan sets the bits of every rule whose literal occurs in msg.
+func (pf *prefilter) scan(msg string, hits hitSet) {
+	for _, bit := range pf.always {
+		hits.set(bit)
+	}
+	pf.scanText(msg, hits, true, true)
+	if hits.has(pf.specialBit) {
+		pf.scanText(strings.ToLower(msg), hits, false, true)
+	}
+}
+
+// scanText runs the automaton over s. With exact, literals tested against
+// the message must occur in s as written; with fold, literals tested
+// against the lower-cased message are taken from s (s is the message, whose
+// ASCII runs are those of its lower-cased form, or the lower-cased form).
+func (pf *prefilter) scanText(s string, hits hitSet, exact, fold bool) {
+	a := pf.ac
+	delta, class, nclass := a.delta, &a.class, a.nclass
+	row := int32(0)
+	for i := 0; i < len(s); i++ {
+		row = delta[row+int32(class[s[i]])]
+		if row >= 0 {
+			continue
+		}
+		row = ^row
+		st := row / nclass
+		for _, k := range a.outs[a.outStart[st]:a.outStart[st+1]] {
+			end := i + 1
+			start := end - int(a.keyLen[k])
+			for _, c := range pf.checks[k] {
+				if hits.has(c.bit) {
+					continue
+				}
+				if c.fold {
+					if fold && c.lower {
+						hits.set(c.bit)
+					}
+				} else if exact && s[start:end] == c.lit {
+					hits.set(c.bit)
+				}
+			}
+		}
+	}
+}
+
+// classify is Classify with the prefilter: the same rules in the same
+// order, each evaluated only when its literal occurs.
+func (pf *prefilter) classify(pr *Profile, line string) Class {
+	c := Class{Parsed: ParseFast(line)}
+	msg := c.Msg
+	var buf [16]uint64
+	hits := hitSet(buf[:])
+	if pf.words > len(buf) {
+		hits = make(hitSet, pf.words)
+	}
+	pf.scan(msg, hits)
+	var lowered string
+	lower := func() string {
+		if lowered == "" {
+			lowered = foldString(msg)
+		}
+		return lowered
+	}
+	// match evaluates the matcher of bit, whose literal occurred.
+	match := func(bit int, m *Matcher) bool {
+		if !hits.has(bit) {
+			return false
+		}
+		if m.Re == nil {
+			return true
+		}
+		return pf.guards[bit].allows(msg, lower) && m.Re.MatchString(msg)
+	}
+	for i := range pr.Phases {
+		r := &pr.Phases[i]
+		if match(pf.phaseBase+i, &r.Matcher) {
+			c.Phase, c.Back = r.Phase, r.Back
+			break
+		}
+	}
+	if MaybeProgress(msg) {
+		if p, ok := ParseProgress(msg); ok {
+			c.Progress = &p
+			if c.Phase == "" {
+				desc := strings.ToLower(p.Desc)
+				for i := range pr.ProgressPhases {
+					r := &pr.ProgressPhases[i]
+					if r.match(p.Desc, desc) {
+						c.Phase = r.Phase
+						break
+					}
+				}
+			}
+		}
+	}
+	for i := range pr.Ready {
+		if match(pf.readyBase+i, &pr.Ready[i]) {
+			c.Ready = true
+			break
+		}
+	}
+	if hits.has(pf.tracebackBit) {
+		c.Traceback = true
+	}
+	if c.Warning() {
+		c.Benign = true
+		return c
+	}
+	for i := range benign {
+		if match(pf.benignBase+i, &benign[i]) {
+			c.Benign = true
+			return c
+		}
+	}
+	if c.Progress != nil || strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t") {
+		return c
+	}
+	for i := range pr.Failures {
+		if match(pf.failBase+i, &pr.Failures[i].Matcher) {
+			c.Failure = &pr.Failures[i]
+			return c
+		}
+	}
+	for i := range commonFailures {
+		if match(pf.commonBase+i, &commonFailures[i].Matcher) {
+			c.Failure = &commonFailures[i]
+			return c
+		}
+	}
+	// exceptionRe needs one of its words and a name at the start.
+	if hits.has(pf.exceptionBit) && msg != "" && isNameStart(msg[0]) && exceptionRe.MatchString(msg) {
+		c.Exception = true
+	}
+	return c
+}
+
+func isNameStart(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b == '_'
+}
+
+// MaybeProgress is a cheap test that ParseProgress's pattern needs to pass:
+// a digit, "%", optional spaces and "Completed", then "|". When it is false,
+// ParseProgress(s) is certainly false.
+func MaybeProgress(s string) bool {
+	for {
+		i := strings.IndexByte(s, '%')
+		if i < 0 {
+			return false
+		}
+		if i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+			rest := skipSpace(s[i+1:])
+			if r, ok := strings.CutPrefix(rest, "Completed"); ok {
+				rest = skipSpace(r)
+			}
+			if strings.HasPrefix(rest, "|") {
+				return true
+			}
+		}
+		s = s[i+1:]
+	}
+}
+
+// skipSpace skips what regexp's \s matches.
+func skipSpace(s string) string {
+	for len(s) > 0 && isSpace(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\f' || b == '\r'
+}

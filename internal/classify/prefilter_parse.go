@@ -1,0 +1,297 @@
+package classify
+
+import "strings"
+
+// ParseFast returns exactly what Parse returns (FuzzParseFast compares the
+// two), several times faster: the prefixes that nearly every line carries
+// (vLLM's process tag and header, SGLang's stamp and ranks, uvicorn's
+// level) are taken apart by hand, and every other pattern's regular
+// expression only runs when the line starts the way that pattern needs. A
+// line with no prefix at all costs a few byte comparisons. Lines with ANSI
+// escapes, which are rare, go through Parse.
+func ParseFast(line string) Parsed {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		return Parse(line)
+	}
+	p := Parsed{Raw: line}
+	msg := strings.TrimRight(line, " \t")
+	if strings.HasPrefix(msg, "(") {
+		if src, n, ok := cutVLLMProc(msg); ok {
+			p.Source = src
+			msg = msg[n:]
+		}
+	}
+	switch {
+	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||
+		strings.HasPrefix(msg, "DEBUG") || strings.HasPrefix(msg, "CRITICAL"):
+		if level, stamp, n, ok := cutVLLMHeader(msg); ok {
+			p.Level = levelNames[level]
+			p.Stamp, p.StampKind = stamp, "vllm"
+			msg = msg[n:]
+		}
+	case strings.HasPrefix(msg, "[20") || strings.HasPrefix(msg, "[19"):
+		if stamp, ranks, n, ok := cutSGLangHeader(msg); ok {
+			p.Stamp, p.StampKind = stamp, "sglang"
+			if r := strings.TrimSpace(ranks); r != "" {
+				p.Source = r
+			}
+			msg = msg[n:]
+		}
+	case strings.HasPrefix(msg, "[gpu_id="):
+		if gpu, n, ok := cutGPUID(msg); ok {
+			p.Source = "GPU" + gpu
+			msg = msg[n:]
+		}
+	case len(msg) > 20 && msg[4] == '-' && msg[10] == 'T':
+		if m := tgiHeaderRe.FindStringSubmatch(msg); m != nil {
+			p.Stamp, p.StampKind = m[1], "iso"
+			p.Level = levelNames[m[2]]
+			msg = msg[len(m[0]):]
+			if i := strings.LastIndex(msg, " rank="); i >= 0 && isDigits(msg[i+6:]) {
+				p.Source = "rank " + msg[i+6:]
+				msg = msg[:i]
+			}
+		}
+	}
+	if strings.HasPrefix(msg, "[") {
+		var m []string
+		if mayTRT(msg) {
+			m = trtHeaderRe.FindStringSubmatch(msg)
+		}
+		if m != nil {
+			if m[1] != "" {
+				p.Stamp, p.StampKind = m[1], "trtllm"
+			}
+			if m[2] != "" {
+				p.Source = m[2]
+			}
+			p.Level = levelNames[m[3]]
+			msg = msg[len(m[0]):]
+		} else if m := mayMatch(strings.HasPrefix(msg, "[TensorRT-LLM]["), trtCppRe.FindStringSubmatch, msg); m != nil {
+			p.Level = levelNames[m[1]]
+			msg = msg[len(m[0]):]
+		} else if m := mayMatch(mayGlog(msg), glogRe.FindStringSubmatch, msg); m != nil {
+			if m[1] != "" && p.Source == "" {
+				p.Source = "rank" + m[1]
+			}
+			p.Level = levelNames[m[2]]
+			msg = msg[len(m[0]):]
+		}
+	}
+	if level, n, ok := cutUvicorn(msg); ok {
+		p.Level = levelNames[level]
+		msg = msg[n:]
+	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && msg[0] >= '0' && msg[0] <= '9' && msg[1] == '.' {
+		// llamaPrefixRe needs "X " with X one of IWED, or a leading digit.
+		if strings.IndexByte("IWED", msg[0]) >= 0 && msg[1] == ' ' || isDigit(msg[0]) {
+			if m := llamaPrefixRe.FindStringSubmatch(msg); m != nil {
+				p.Level = levelNames[m[1]]
+				msg = msg[len(m[0]):]
+			}
+		}
+	}
+	if p.Level == "" && strings.Contains(msg, "Warning: ") && pyWarningRe.MatchString(msg) {
+		p.Level = "warning"
+	}
+	p.Msg = msg
+	return p
+}
+
+func mayMatch(ok bool, find func(string) []string, s string) []string {
+	if !ok {
+		return nil
+	}
+	return find(s)
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// digits is the length of the run of ASCII digits at the start of s.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n
+}
+
+// pattern reports whether s starts with the shape pat, where '9' stands
+// for a digit and any other byte for itself.
+func pattern(s, pat string) bool {
+	if len(s) < len(pat) {
+		return false
+	}
+	for i := 0; i < len(pat); i++ {
+		if pat[i] == '9' {
+			if !isDigit(s[i]) {
+				return false
+			}
+		} else if s[i] != pat[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cutVLLMProc matches vllmProcRe, `^\(([^()]*?) pid=(\d+)\) ?`: the tag
+// ends at the first parenthesis after the opening one, and its content ends
+// with " pid=" and digits.
+func cutVLLMProc(msg string) (src string, n int, ok bool) {
+	k := strings.IndexAny(msg[1:], "()")
+	if k < 0 || msg[1+k] != ')' {
+		return "", 0, false
+	}
+	seg := msg[1 : 1+k]
+	i := strings.LastIndex(seg, " pid=")
+	if i < 0 {
+		return "", 0, false
+	}
+	d := seg[i+5:]
+	if d == "" || digits(d) != len(d) {
+		return "", 0, false
+	}
+	n = 1 + k + 1
+	if n < len(msg) && msg[n] == ' ' {
+		n++
+	}
+	return seg[:i], n, true
+}
+
+// cutVLLMHeader matches vllmHeaderRe,
+// `^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? \[?[^\]\s:]+:\d+\] ?`.
+func cutVLLMHeader(msg string) (level, stamp string, n int, ok bool) {
+	level = levelWord(msg, ' ')
+	if level == "" {
+		return
+	}
+	i := len(level) + 1
+	if !pattern(msg[i:], "99-99 99:99:99") {
+		return "", "", 0, false
+	}
+	stamp = msg[i : i+14]
+	i += 14
+	if i < len(msg) && msg[i] == '.' {
+		if d := digits(msg[i+1:]); d > 0 {
+			i += 1 + d
+		}
+	}
+	if i >= len(msg) || msg[i] != ' ' {
+		return "", "", 0, false
+	}
+	i++
+	// "\[?[^\]\s:]+": "[" is itself in the class, so with or without the
+	// optional bracket the run ends at the same place; it must not be empty.
+	j := i
+	if j < len(msg) && msg[j] == '[' {
+		j++
+	}
+	for j < len(msg) && msg[j] != ']' && msg[j] != ':' && !isSpace(msg[j]) {
+		j++
+	}
+	if j == i || j >= len(msg) || msg[j] != ':' {
+		return "", "", 0, false
+	}
+	j++
+	d := digits(msg[j:])
+	if d == 0 || j+d >= len(msg) || msg[j+d] != ']' {
+		return "", "", 0, false
+	}
+	n = j + d + 1
+	if n < len(msg) && msg[n] == ' ' {
+		n++
+	}
+	return level, stamp, n, true
+}
+
+// cutSGLangHeader matches sglangHeaderRe,
+// `^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?)((?: [A-Z_]+\d+)*)\] ?`.
+func cutSGLangHeader(msg string) (stamp, ranks string, n int, ok bool) {
+	if !pattern(msg, "[9999-99-99 99:99:99") {
+		return
+	}
+	i := 20
+	if i < len(msg) && msg[i] == '.' {
+		// More than six digits cannot be followed by " " or "]".
+		d := digits(msg[i+1:])
+		if d < 1 || d > 6 {
+			return "", "", 0, false
+		}
+		i += 1 + d
+	}
+	stamp = msg[1:i]
+	r := i
+	for i < len(msg) && msg[i] == ' ' {
+		j := i + 1
+		for j < len(msg) && (msg[j] >= 'A' && msg[j] <= 'Z' || msg[j] == '_') {
+			j++
+		}
+		if j == i+1 {
+			return "", "", 0, false
+		}
+		d := digits(msg[j:])
+		if d == 0 {
+			return "", "", 0, false
+		}
+		i = j + d
+	}
+	if i >= len(msg) || msg[i] != ']' {
+		return "", "", 0, false
+	}
+	ranks = msg[r:i]
+	n = i + 1
+	if n < len(msg) && msg[n] == ' ' {
+		n++
+	}
+	return stamp, ranks, n, true
+}
+
+// cutGPUID matches sglangGPURe, `^\[gpu_id=(\d+)\] ?`.
+func cutGPUID(msg string) (gpu string, n int, ok bool) {
+	i := len("[gpu_id=")
+	d := digits(msg[i:])
+	if d == 0 || i+d >= len(msg) || msg[i+d] != ']' {
+		return "", 0, false
+	}
+	n = i + d + 1
+	if n < len(msg) && msg[n] == ' ' {
+		n++
+	}
+	return msg[i : i+d], n, true
+}
+
+// cutUvicorn matches uvicornRe, `^(DEBUG|INFO|WARNING|ERROR|CRITICAL):\s+`.
+func cutUvicorn(msg string) (level string, n int, ok bool) {
+	level = levelWord(msg, ':')
+	if level == "" {
+		return "", 0, false
+	}
+	n = len(level) + 1
+	if n >= len(msg) || !isSpace(msg[n]) {
+		return "", 0, false
+	}
+	for n < len(msg) && isSpace(msg[n]) {
+		n++
+	}
+	return level, n, true
+}
+
+// mayTRT: trtHeaderRe needs "[TRT-LLM] " at the start or after a
+// 22-byte "[MM/DD/YYYY-hh:mm:ss] " stamp.
+func mayTRT(msg string) bool {
+	return strings.HasPrefix(msg, "[TRT-LLM] ") || len(msg) > 22 && strings.HasPrefix(msg[22:], "[TRT-LLM] ")
+}
+
+// mayGlog: glogRe needs "[rank" or "[" with a level letter and a digit.
+func mayGlog(msg string) bool {
+	return strings.HasPrefix(msg, "[rank") || len(msg) > 2 && strings.IndexByte("IWEF", msg[1]) >= 0 && isDigit(msg[2])
+}
+
+// levelWord is the level name msg starts with, followed by sep, or "".
+func levelWord(msg string, sep byte) string {
+	for _, l := range [...]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"} {
+		if len(msg) > len(l) && msg[len(l)] == sep && msg[:len(l)] == l {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,75 @@
+package classify
+
+import (
+	"strings"
+)
+
+// classifySlow is Classify as it was before the prefilter: every rule's
+// literals tested with strings.Contains. The prefilter must agree with it.
+func (pr *Profile) classifySlow(line string) Class {
+	c := Class{Parsed: Parse(line)}
+	msg := c.Msg
+	var lower string
+	lowerOf := func() string {
+		if lower == "" {
+			lower = strings.ToLower(msg)
+		}
+		return lower
+	}
+	for i := range pr.Phases {
+		r := &pr.Phases[i]
+		if r.match(msg, lowerOf()) {
+			c.Phase, c.Back = r.Phase, r.Back
+			break
+		}
+	}
+	if p, ok := ParseProgress(msg); ok {
+		c.Progress = &p
+		if c.Phase == "" {
+			desc := strings.ToLower(p.Desc)
+			for i := range pr.ProgressPhases {
+				r := &pr.ProgressPhases[i]
+				if r.match(p.Desc, desc) {
+					c.Phase = r.Phase
+					break
+				}
+			}
+		}
+	}
+	for i := range pr.Ready {
+		if pr.Ready[i].match(msg, lowerOf()) {
+			c.Ready = true
+			break
+		}
+	}
+	if strings.Contains(msg, "Traceback (most recent call last)") {
+		c.Traceback = true
+	}
+	if c.Warning() {
+		c.Benign = true
+		return c
+	}
+	for i := range benign {
+		if benign[i].match(msg, lowerOf()) {
+			c.Benign = true
+			return c
+		}
+	}
+	// Traceback frames and source lines ("  File ...", "    raise X(...)")
+	// quote code, not errors.
+	if c.Progress != nil || strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t") {
+		return c
+	}
+	for _, rules := range [][]FailureRule{pr.Failures, commonFailures} {
+		for i := range rules {
+			if rules[i].match(msg, lowerOf()) {
+				c.Failure = &rules[i]
+				return c
+			}
+		}
+	}
+	if exceptionRe.MatchString(msg) {
+		c.Exception = true
+	}
+	return c
+}

@@ -1,0 +1,217 @@
+package classify
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+)
+
+// edgeLines are lines that exercise corners of the prefilter and of
+// ParseFast: case folding, runes that lower-case to ASCII, empty
+// literals, prefixes that almost match.
+var edgeLines = []string{
+	"",
+	" ",
+	"\t",
+	"RuntimeError: CUDA out of memory",
+	"runtimeerror: cuda OUT OF MEMORY on device",
+	"This CAN BE IGNORED",
+	"This can be \u0130gnored",        // İ lower-cases to "i"
+	"Capture cuda graph begin \u212a", // the Kelvin sign lower-cases to "k"
+	"\u212aV cache is allocated",      // "KV" spelled with a Kelvin sign
+	"Loading safetensors checkpoint shards: 50% Completed | 2/4 [00:01<00:01, 1.9it/s]",
+	"x 5%   Completed   |   1/20",
+	"5% |",
+	"%|",
+	"(EngineCore_DP0 pid=7) INFO 05-19 10:00:01 [core.py:866] EngineCore failed to start.",
+	"(EngineCore_DP0 pid=7)INFO 05-19 10:00:01 [core.py:866]Initializing a V1 LLM engine",
+	"(a pid= pid=5) INFO 05-19 10:00:01 [x:1] y",
+	"(a (pid=5) INFO 05-19 10:00:01 [x:1] y",
+	"(a pid=5x) hello",
+	"INFO 05-19 10:00:01.123 [x.py:1] ok",
+	"INFO 05-19 10:00:01. [x.py:1] ok",
+	"INFO 05-19 10:00:01 [:1] ok",
+	"INFO 05-19 10:00:01 [[:1] ok",
+	"INFO 05-19 10:00:01 x.py:12] old header",
+	"WARNING 05-19 10:00:01 [x.py:1]",
+	"INFOX 05-19 10:00:01 [x.py:1] no",
+	"[2026-05-24 00:52:39] x",
+	"[2026-05-24 00:52:39.1234567] seven digits",
+	"[2026-05-24 00:52:39.123456 TP0] six digits",
+	"[2026-05-24 00:52:39 TP0 DP_1] ranks",
+	"[2026-05-24 00:52:39 TP] rank without number",
+	"[2026-05-24 00:52:39 tp0] lower-case rank",
+	"[2026-05-24 00:52:39 TP0x] trailing letter",
+	"[2026-05-24 00:52:39]no space",
+	"[1999-01-01 00:00:00] old",
+	"[gpu_id=12] Load weight begin",
+	"[gpu_id=] empty",
+	"[gpu_id=3]x",
+	"[TRT-LLM] [I] Starting",
+	"[11/29/2026-10:00:00] [TRT-LLM] [MPI_Rank 3] [E] Failed to bind socket to x",
+	"[TensorRT-LLM][ERROR] CUDA out of memory",
+	"[rank0]:[W1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] Warning: x",
+	"[E1218 20:27:21.4 x.cpp:1] NCCL error",
+	"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args { model_id: \"x\" }",
+	"2026-01-08T10:00:00Z ERROR shard-manager: text_generation_launcher: Shard 0 failed to start rank=0",
+	"INFO:     Application startup complete.",
+	"INFO:Application startup complete.",
+	"ERROR:\t[Errno 98] address already in use",
+	"0.00.347.618 W common_init_from_params: warming up",
+	"W x",
+	"I  double space",
+	"12.5 not a llama prefix at all here",
+	"/usr/lib/x.py:12: UserWarning: CUDA initialization",
+	"/usr/lib/x.py:12: something Warning: no",
+	"  File \"x.py\", line 1, in <module>",
+	"    raise RuntimeError(\"Not enough memory\")",
+	"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+	"AssertionError",
+	"KeyError: 'x'",
+	"error: nothing",
+	"Killed",
+	"\x1b[1;36m(EngineCore pid=7)\x1b[0;0m ERROR 05-19 10:00:01 [core.py:866] EngineCore failed to start.",
+	"bad utf8 \xff\xfe CUDA out of \xc3memory",
+	"Exit code: -9",
+	"Traceback (most recent call last):",
+}
+
+// corpus is every line of the real-shaped log plus the edge lines.
+func corpus(tb testing.TB) []string {
+	tb.Helper()
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range append(realShapedLog(tb, 1), edgeLines...) {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+var allProfiles = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
+
+func sameClass(a, b Class) bool {
+	if a.Parsed != b.Parsed || a.Phase != b.Phase || a.Back != b.Back || a.Failure != b.Failure ||
+		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready {
+		return false
+	}
+	if (a.Progress == nil) != (b.Progress == nil) {
+		return false
+	}
+	return a.Progress == nil || *a.Progress == *b.Progress
+}
+
+func describe(c Class) string {
+	id := ""
+	if c.Failure != nil {
+		id = c.Failure.ID
+	}
+	return fmt.Sprintf("phase %q back %v progress %v failure %q exception %v traceback %v benign %v ready %v parsed %+v",
+		c.Phase, c.Back, c.Progress != nil, id, c.Exception, c.Traceback, c.Benign, c.Ready, c.Parsed)
+}
+
+func TestClassifyMatchesReference(t *testing.T) {
+	lines := corpus(t)
+	for _, pr := range allProfiles {
+		name := pr.Name
+		if name == "" {
+			name = "generic"
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, l := range lines {
+				got, want := pr.Classify(l), pr.classifySlow(l)
+				if !sameClass(got, want) {
+					t.Errorf("Classify(%q)\ngot  %s\nwant %s", l, describe(got), describe(want))
+				}
+			}
+		})
+	}
+}
+
+func TestParseFastMatchesParse(t *testing.T) {
+	for _, l := range corpus(t) {
+		if got, want := ParseFast(l), Parse(l); got != want {
+			t.Errorf("ParseFast(%q)\ngot  %+v\nwant %+v", l, got, want)
+		}
+	}
+}
+
+func TestMaybeProgress(t *testing.T) {
+	for _, l := range corpus(t) {
+		msg := Parse(l).Msg
+		if _, ok := ParseProgress(msg); ok && !MaybeProgress(msg) {
+			t.Errorf("MaybeProgress(%q) = false, but ParseProgress parses it", msg)
+		}
+	}
+}
+
+func TestGuards(t *testing.T) {
+	tests := []struct {
+		name, re    string
+		exact, fold []string
+		ok          bool
+	}{
+		{"literal", `CUDA out of memory`, []string{"CUDA out of memory"}, nil, true},
+		{"alternation", `DistBackendError|DistNetworkError`, []string{"BackendError", "NetworkError"}, nil, true},
+		{"anchored with class", `^Capture .*graph (begin|bs)`, []string{"Capture "}, nil, true},
+		{"optional part has no guard", `a?`, nil, nil, false},
+		{"case-insensitive, cut at s and k", `(?i)kv cache`, nil, []string{"v cache"}, true},
+		{"class only", `\d+`, nil, nil, false},
+		{"alternative without literal", `abc|\d+`, nil, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := guardOf(regexp.MustCompile(tt.re))
+			if g.ok != tt.ok || fmt.Sprint(g.exact) != fmt.Sprint(tt.exact) || fmt.Sprint(g.folded) != fmt.Sprint(tt.fold) {
+				t.Errorf("guardOf(%q) = ok %v exact %q folded %q, want ok %v exact %q folded %q",
+					tt.re, g.ok, g.exact, g.folded, tt.ok, tt.exact, tt.fold)
+			}
+		})
+	}
+}
+
+// TestGuardsAllowMatches checks every rule's guard against the corpus: a
+// guard may never refuse a line its expression matches.
+func TestGuardsAllowMatches(t *testing.T) {
+	var res []*regexp.Regexp
+	for _, pr := range allProfiles {
+		for _, r := range pr.Phases {
+			res = append(res, r.Re)
+		}
+		for _, r := range pr.Failures {
+			res = append(res, r.Re)
+		}
+		for _, r := range pr.Ready {
+			res = append(res, r.Re)
+		}
+	}
+	for _, r := range commonFailures {
+		res = append(res, r.Re)
+	}
+	lines := corpus(t)
+	for _, re := range res {
+		if re == nil {
+			continue
+		}
+		g := guardOf(re)
+		for _, l := range lines {
+			msg := Parse(l).Msg
+			lower := func() string { return foldString(msg) }
+			if re.MatchString(msg) && !g.allows(msg, lower) {
+				t.Errorf("guard of %q refuses %q, which it matches", re, msg)
+			}
+		}
+	}
+}
+
+func BenchmarkParseFast(b *testing.B) {
+	lines := realShapedLog(b, 4<<20)
+	for b.Loop() {
+		for _, l := range lines {
+			ParseFast(l)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
+}

@@ -1,0 +1,413 @@
+// Package explain judges a finished log offline: it splits the log into
+// the runs it holds (a file a server was restarted into holds several),
+// feeds each run's lines into its own judge with the times the lines were
+// stamped with, and tells for each run its server, phases with durations,
+// and how it ended: ready, failed (with cause, evidence and hint), or
+// without a verdict (a stall or a timeout can only be suspected offline).
+//
+// # Runs
+//
+// A new run starts at a start banner (runstart.IsBanner, together with the
+// platform lines vLLM prints just before it) unless the banner belongs to
+// the run so far. It does not when that run is a preamble (lines printed
+// before any banner), nor when a llama.cpp or TensorRT-LLM run is still
+// starting its processes (launch, init, distributed) without a verdict:
+// llama.cpp prints several banner lines and TensorRT-LLM ranks each print
+// the version banner, so there only the very same banner again is a
+// restart. Without a banner, a new run starts after a failure when the
+// stamps jump forward by 10 minutes or back by one: a dead server prints
+// nothing, so what comes much later is a new process. A ready run is only
+// ended by a banner: a ready server may idle for hours.
+//
+// # Offline verdicts
+//
+// Time comes from the lines' stamps (unstamped lines take the last stamp),
+// so the judge settles a fatal error's evidence as it would live. A run is
+// ready at its ready line; a server whose readiness is its health answer
+// (vLLM, TensorRT-LLM) is ready once it said it listens and nothing went
+// wrong for 10 s (or 200 lines); health answers in its access log count as
+// probes. Once a run has its verdict its further lines are only counted.
+// Redraws of a progress bar between its first and last state are skipped.
+// A generation's answer (bad_output) cannot be judged from a log.
+//
+// # Speed and memory
+//
+// The input is read in chunks and never held whole: one goroutine splits
+// chunks into lines without copying them, workers judge the runs that
+// start inside each chunk in parallel (guessing that a chunk's first
+// banner starts a new run), and one goroutine stitches chunks together in
+// order: it finishes the run left open by the previous chunk with the
+// lines before the guessed start, checks the guess, and when it was wrong
+// (rare: a banner inside an early run right at a chunk start) judges the
+// rest of the chunk again itself. A few chunks are in flight at a time.
+package explain
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+	"unsafe"
+
+	"vigil/internal/classify"
+	"vigil/internal/runstart"
+	v "vigil/internal/verdict"
+)
+
+// Options configure Read.
+type Options struct {
+	// Server is the server kind; "" or "auto" detects it from each run.
+	Server string
+	// Loc is the zone of the servers' local stamps (nil: time.Local).
+	Loc *time.Location
+	// Now places vLLM's year-less stamps (zero: time.Now()).
+	Now time.Time
+	// Workers is how many goroutines judge chunks (0: GOMAXPROCS).
+	Workers int
+}
+
+// Run is one startup found in a log and how it ended.
+type Run struct {
+	// Index counts runs from 1 in their log.
+	Index  int
+	Server string
+	// Start and End are the run's first and last stamps; zero when its
+	// lines carry none (Timed is false then).
+	Start, End time.Time
+	Timed      bool
+	// FirstLine is the number of the run's first line, Lines how many it
+	// has, Offset where its first line starts.
+	FirstLine, Lines, Offset int64
+	// Verdict is ready, failed, or "" when the run ended without one;
+	// Phase is the phase it reached.
+	Verdict  v.Verdict
+	Cause    v.Cause
+	Phase    v.Phase
+	Summary  string
+	Hint     string
+	Evidence []string
+	// RuleID names the catalogue entry behind a failure.
+	RuleID string
+	Phases []Phase
+}
+
+// Phase is one phase a run went through.
+type Phase struct {
+	Name  v.Phase
+	Start time.Time
+	// Seconds is how long it lasted, when the run is timed.
+	Seconds float64
+	Timed   bool
+}
+
+const (
+	chunkSize = 1 << 20
+	// inFlight bounds the chunks read but not yet stitched.
+	inFlight = 4
+	// preBannerMax is how many platform lines may precede a banner.
+	preBannerMax = 8
+	// t0Lookahead: a run whose first line carries no stamp starts at the
+	// first stamp among its next lines.
+	t0Lookahead = 64
+)
+
+// meta is what a worker learns about a line before judging.
+type meta struct {
+	stamp  int64 // Unix ns, 0 when unstamped
+	banner string
+	flags  uint8
+}
+
+const (
+	fBanner  = 1 << iota // a start banner
+	fStart               // a possible run start: a banner block's first line (or the platform lines before it)
+	fSkip                // a progress bar redraw between its first and last state
+	fStamped             // stamp is known (stamps are read lazily)
+)
+
+// chunk is one read's worth of lines on its way through the pipeline.
+type chunk struct {
+	buf   []byte
+	lines []span
+	meta  []meta
+	// first is the first possible run start in the chunk, or -1.
+	first int
+	// runs finished inside the chunk and the run open at its end, judged
+	// on the guess that first starts a new run.
+	runs []*Run
+	open *runState
+	done chan struct{}
+}
+
+// Read judges the log r and calls emit for each run, in order, from one
+// goroutine at a time. It returns an error only when reading fails, after
+// emitting the runs read so far.
+func Read(r io.Reader, opts Options, emit func(*Run)) error {
+	o := opts
+	if o.Server == "auto" {
+		o.Server = ""
+	}
+	if o.Loc == nil {
+		o.Loc = time.Local
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+
+	work := make(chan *chunk, inFlight)
+	order := make(chan *chunk, inFlight)
+	// free holds the chunks done with, whose buffers are read into again;
+	// at most inFlight chunks exist.
+	free := make(chan *chunk, inFlight)
+	for range inFlight {
+		free <- &chunk{}
+	}
+	var readErr error
+	go func() {
+		defer close(work)
+		defer close(order)
+		readErr = readChunks(r, free, func(c *chunk) {
+			work <- c
+			order <- c
+		})
+	}()
+	for range workers {
+		go func() {
+			st := newStamper(o.Loc, o.Now)
+			for c := range work {
+				c.judge(&o, st)
+			}
+		}()
+	}
+
+	n := 0
+	out := func(run *Run) {
+		n++
+		run.Index = n
+		emit(run)
+	}
+	var open *runState
+	sp := newStamper(o.Loc, o.Now)
+	for c := range order {
+		<-c.done
+		open = c.stitch(&o, sp, open, out)
+		c.runs, c.open = nil, nil
+		free <- c
+	}
+	if open != nil {
+		out(open.finish())
+	}
+	return readErr
+}
+
+// readChunks reads r in chunks, splits them into lines and hands each
+// chunk with lines to send. It takes chunks to fill from free and reuses
+// their buffers: lines point into the buffer, so nothing may keep a line's
+// text once its chunk is done (what is kept is cloned).
+func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
+	sp := newSplitter()
+	for {
+		c := <-free
+		if c.buf == nil {
+			c.buf = make([]byte, chunkSize)
+		}
+		n, err := io.ReadFull(r, c.buf)
+		c.lines = c.lines[:0]
+		if n > 0 {
+			c.lines = sp.split(unsafe.String(&c.buf[0], n), c.lines)
+		}
+		done := err != nil
+		if done {
+			c.lines = sp.flush(c.lines)
+		}
+		if len(c.lines) > 0 {
+			c.done = make(chan struct{})
+			send(c)
+		}
+		if done {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil
+			}
+			return fmt.Errorf("read log: %w", err)
+		}
+		if len(c.lines) == 0 {
+			// A chunk inside one long line: nothing to send, and the
+			// splitter kept what it needs; the chunk is free again.
+			free <- c
+		}
+	}
+}
+
+// judge is a worker's part: learn about the lines, then judge the runs
+// that start in the chunk on the guess that its first possible start is
+// one.
+func (c *chunk) judge(o *Options, st *stamper) {
+	defer close(c.done)
+	c.learn()
+	c.first = -1
+	for i := range c.meta {
+		if c.meta[i].flags&fStart != 0 {
+			c.first = i
+			break
+		}
+	}
+	if c.first < 0 {
+		return
+	}
+	c.open = c.walk(o, st, c.first, len(c.lines), nil, func(r *Run) { c.runs = append(c.runs, r) })
+}
+
+// stitch is the in-order part: the open run takes the lines before the
+// chunk's first possible start; then the guess is checked.
+func (c *chunk) stitch(o *Options, sp *stamper, open *runState, emit func(*Run)) *runState {
+	head := len(c.lines)
+	if c.first >= 0 {
+		head = c.first
+	}
+	open = c.walk(o, sp, 0, head, open, emit)
+	if c.first < 0 {
+		return open
+	}
+	if open == nil || c.accepts(open, c.first, sp) {
+		if open != nil {
+			emit(open.finish())
+		}
+		for _, r := range c.runs {
+			emit(r)
+		}
+		return c.open
+	}
+	// The guess was wrong: the run goes on through the chunk.
+	return c.walk(o, sp, c.first, len(c.lines), open, emit)
+}
+
+// walk judges lines [from, to) as the continuation of st (nil: a run
+// starts at from) and returns the run open at to.
+func (c *chunk) walk(o *Options, sp *stamper, from, to int, st *runState, finish func(*Run)) *runState {
+	seg := from // where st's lines in this chunk start
+	for i := from; i < to; i++ {
+		if st == nil {
+			st = newRun(o.Server, &c.lines[i], c.t0(i, sp))
+			seg = i
+		} else if c.accepts(st, i, sp) {
+			c.settle(st, seg, i, sp)
+			finish(st.finish())
+			st = newRun(o.Server, &c.lines[i], c.t0(i, sp))
+			seg = i
+		}
+		if st.idle() {
+			// A ready run only counts its lines; its last stamp is read
+			// when it ends or the chunk does.
+			st.last = c.lines[i].no
+			st.stale = true
+			continue
+		}
+		st.feed(&c.lines[i], &c.meta[i], c.stamp(i, sp))
+	}
+	if st != nil {
+		c.settle(st, seg, to, sp)
+	}
+	return st
+}
+
+// stamp is line i's stamp (Unix ns, 0 for none), read on first use.
+func (c *chunk) stamp(i int, sp *stamper) int64 {
+	m := &c.meta[i]
+	if m.flags&fStamped == 0 {
+		m.stamp = sp.of(c.lines[i].text)
+		m.flags |= fStamped
+	}
+	return m.stamp
+}
+
+// settle brings an idle run's end up to the last stamp among lines
+// [from, to).
+func (c *chunk) settle(st *runState, from, to int, sp *stamper) {
+	if !st.stale {
+		return
+	}
+	st.stale = false
+	for k := to - 1; k >= from; k-- {
+		if t := c.stamp(k, sp); t != 0 {
+			st.stampAt(t)
+			return
+		}
+	}
+}
+
+// accepts decides whether line i starts a new run after st.
+func (c *chunk) accepts(st *runState, i int, sp *stamper) bool {
+	m := &c.meta[i]
+	if m.flags&fStart != 0 && st.acceptsBanner(c.bannerAt(i)) {
+		return true
+	}
+	if st.idle() {
+		return false // no jump ends a ready run: a ready server may idle for hours
+	}
+	t := c.stamp(i, sp)
+	return t != 0 && st.acceptsJump(t)
+}
+
+// bannerAt is the banner of the block that starts at line i.
+func (c *chunk) bannerAt(i int) string {
+	for k := i; k < len(c.meta) && k <= i+preBannerMax; k++ {
+		if c.meta[k].flags&fBanner != 0 {
+			return c.meta[k].banner
+		}
+	}
+	return ""
+}
+
+// t0 is the start time of a run starting at line i: the first stamp
+// among its first lines, or 0 (an unstamped run).
+func (c *chunk) t0(i int, sp *stamper) int64 {
+	for k := i; k < len(c.meta) && k < i+t0Lookahead; k++ {
+		if s := c.stamp(k, sp); s != 0 {
+			return s
+		}
+	}
+	return 0
+}
+
+// learn reads each line's banner and redraw status.
+func (c *chunk) learn() {
+	if cap(c.meta) < len(c.lines) {
+		c.meta = make([]meta, len(c.lines))
+	}
+	c.meta = c.meta[:len(c.lines)]
+	for i := range c.lines {
+		l, m := &c.lines[i], &c.meta[i]
+		*m = meta{}
+		if runstart.MayBeBanner(l.text) {
+			if msg := classify.ParseFast(l.text).Msg; runstart.IsBanner(msg) {
+				m.flags |= fBanner
+				m.banner = msg
+			}
+		}
+	}
+	for i := range c.lines {
+		m := &c.meta[i]
+		if m.flags&fBanner != 0 && (i == 0 || c.meta[i-1].flags&fBanner == 0) {
+			s := i
+			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && runstart.IsPreBanner(c.lines[s-1].text) {
+				s--
+			}
+			c.meta[s].flags |= fStart
+		}
+		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(c.lines[i].text) {
+			m.flags |= fSkip
+		}
+	}
+}
+
+// redraw reports whether line i ended with a bare "\r" that line i+1
+// overwrites.
+func (c *chunk) redraw(i int) bool {
+	l := &c.lines[i]
+	return l.cr && c.lines[i+1].off == l.off+int64(len(l.text))+l.cut+1
+}

@@ -1,0 +1,385 @@
+package explain
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"vigil/internal/explain/scenlog"
+	"vigil/internal/scenario"
+	v "vigil/internal/verdict"
+)
+
+// start is when rendered scenarios begin; now is when they are explained.
+var (
+	start = time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local)
+	now   = start.Add(time.Hour)
+)
+
+func scenarioFiles(t testing.TB) []string {
+	t.Helper()
+	files, _ := filepath.Glob("../../testdata/scenarios/*.json")
+	shared, _ := filepath.Glob("../../testdata/scenarios/shared/*.json")
+	files = append(files, shared...)
+	if len(files) == 0 {
+		t.Fatal("no scenarios in testdata")
+	}
+	return files
+}
+
+// render is a scenario's log as its player would have written it.
+func render(t testing.TB, file string) (*scenario.Scenario, []byte) {
+	t.Helper()
+	sc, err := scenario.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := scenlog.Write(&buf, sc, start); err != nil {
+		t.Fatal(err)
+	}
+	return sc, buf.Bytes()
+}
+
+func readAll(t testing.TB, r io.Reader, opts Options) []*Run {
+	t.Helper()
+	if opts.Now.IsZero() {
+		opts.Now = now
+	}
+	var runs []*Run
+	if err := Read(r, opts, func(r *Run) { runs = append(runs, r) }); err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return runs
+}
+
+// offline is what a scenario's expectation becomes when only its log is
+// known: stalls and timeouts are runs without a verdict, and whether a
+// ready server answers sanely (bad_output) cannot be told.
+func offline(e scenario.Expect) (v.Verdict, v.Cause, v.Phase) {
+	switch {
+	case e.Verdict == v.Stalled || e.Verdict == v.Timeout:
+		return "", "", e.Phase
+	case e.Cause == v.BadOutput:
+		return v.Ready, "", v.PhaseReady
+	}
+	return e.Verdict, e.Cause, e.Phase
+}
+
+// TestScenarios: the log of every scenario, explained offline, gives the
+// scenario's verdict, cause and phase; a stale log is a run of its own.
+func TestScenarios(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
+			sc, log := render(t, file)
+			runs := readAll(t, bytes.NewReader(log), Options{})
+			wantRuns := 1
+			if len(sc.StaleLog) > 0 {
+				wantRuns = 2
+			}
+			if len(runs) != wantRuns {
+				t.Fatalf("got %d runs, want %d", len(runs), wantRuns)
+			}
+			if wantRuns == 2 && runs[0].Verdict != v.Failed {
+				t.Errorf("stale run: verdict %q, want failed", runs[0].Verdict)
+			}
+			last := runs[len(runs)-1]
+			verdict, cause, phase := offline(sc.Expect)
+			if last.Verdict != verdict || last.Cause != cause {
+				t.Errorf("verdict %q cause %q, want %q %q (%s)", last.Verdict, last.Cause, verdict, cause, last.Summary)
+			}
+			if phase != "" && last.Phase != phase {
+				t.Errorf("phase %q, want %q", last.Phase, phase)
+			}
+			// A log that never names its server (an argument error before
+			// anything is printed) is judged with the generic profile.
+			if last.Server != "" && last.Server != sc.Server {
+				t.Errorf("server %q, want %q", last.Server, sc.Server)
+			}
+			if last.Verdict == v.Failed && (len(last.Evidence) == 0 || last.Hint == "") {
+				t.Errorf("a failure needs evidence and a hint: evidence %q, hint %q", last.Evidence, last.Hint)
+			}
+			if last.Verdict == "" && !strings.Contains(last.Summary, "ended in phase "+string(last.Phase)+" without a verdict") {
+				t.Errorf("summary %q, want it to say where the run ended", last.Summary)
+			}
+		})
+	}
+}
+
+// TestTwoRuns: a failed start and the restart after it are two runs, each
+// judged on its own lines, with its own times and line numbers.
+func TestTwoRuns(t *testing.T) {
+	failed, err := scenario.Load("../../testdata/scenarios/vllm-gpu-oom-no-cache-blocks-32b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready, err := scenario.Load("../../testdata/scenarios/vllm-ready-llama31-8b-v021.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	end, _ := scenlog.Write(&buf, failed, start)
+	firstLines := int64(bytes.Count(buf.Bytes(), []byte("\n")))
+	restart := end.Add(2 * time.Minute).Truncate(time.Second)
+	scenlog.Write(&buf, ready, restart)
+
+	runs := readAll(t, bytes.NewReader(buf.Bytes()), Options{})
+	if len(runs) != 2 {
+		t.Fatalf("got %d runs, want 2", len(runs))
+	}
+	tests := []struct {
+		name    string
+		run     *Run
+		verdict v.Verdict
+		cause   v.Cause
+		first   int64
+		start   time.Time
+	}{
+		{"stale failure", runs[0], v.Failed, v.GPUOOM, 1, start},
+		{"restart", runs[1], v.Ready, "", firstLines + 1, restart},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.run
+			if r.Index != i+1 || r.Verdict != tt.verdict || r.Cause != tt.cause {
+				t.Errorf("run %d: %q %q, want run %d %q %q", r.Index, r.Verdict, r.Cause, i+1, tt.verdict, tt.cause)
+			}
+			if r.FirstLine != tt.first {
+				t.Errorf("first line %d, want %d", r.FirstLine, tt.first)
+			}
+			if !r.Timed || !r.Start.Equal(tt.start) {
+				t.Errorf("start %v (timed %v), want %v", r.Start, r.Timed, tt.start)
+			}
+		})
+	}
+	if got, want := runs[0].Lines+runs[1].Lines, int64(bytes.Count(buf.Bytes(), []byte("\n"))); got != want {
+		t.Errorf("the runs hold %d + %d lines, want %d in all", runs[0].Lines, runs[1].Lines, want)
+	}
+}
+
+// TestPhaseDurations: the phases' durations come from the lines' stamps.
+func TestPhaseDurations(t *testing.T) {
+	_, log := render(t, "../../testdata/scenarios/sglang-ready-llama31-8b-tp1.json")
+	runs := readAll(t, bytes.NewReader(log), Options{})
+	r := runs[len(runs)-1]
+	total := 0.0
+	seen := map[v.Phase]bool{}
+	for _, p := range r.Phases {
+		if !p.Timed {
+			t.Fatalf("phase %s untimed in a stamped log", p.Name)
+		}
+		total += p.Seconds
+		seen[p.Name] = true
+	}
+	for _, want := range []v.Phase{v.Launch, v.Weights, v.KVCache, v.CUDAGraph, v.PhaseReady} {
+		if !seen[want] {
+			t.Errorf("no phase %s in %+v", want, r.Phases)
+		}
+	}
+	// The scenario prints its ready line 9 s after its first.
+	if total < 8 || total > 10 {
+		t.Errorf("phases add up to %.1fs, want about 9s", total)
+	}
+}
+
+// TestServerOption: --server decides the profile even for a log that does
+// not name its server.
+func TestServerOption(t *testing.T) {
+	log := "loading\nRuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n"
+	tests := []struct {
+		server string
+		cause  v.Cause
+	}{
+		{"sglang", v.GPUOOM},
+		{"", v.Exception},
+	}
+	for _, tt := range tests {
+		t.Run("server="+tt.server, func(t *testing.T) {
+			runs := readAll(t, strings.NewReader(log), Options{Server: tt.server})
+			if len(runs) != 1 || runs[0].Cause != tt.cause {
+				t.Errorf("got %+v, want one run failed with %q", runs, tt.cause)
+			}
+		})
+	}
+}
+
+func TestEmptyInput(t *testing.T) {
+	if runs := readAll(t, strings.NewReader(""), Options{}); len(runs) != 0 {
+		t.Errorf("got %d runs from nothing", len(runs))
+	}
+}
+
+// TestReadError: a failing reader ends in an error, after the runs read.
+func TestReadError(t *testing.T) {
+	_, log := render(t, "../../testdata/scenarios/sglang-ready-llama31-8b-tp1.json")
+	r := io.MultiReader(bytes.NewReader(log), errReader{})
+	n := 0
+	err := Read(r, Options{Now: now}, func(*Run) { n++ })
+	if err == nil || n != 1 {
+		t.Errorf("Read = %v after %d runs, want an error after 1", err, n)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// TestSmallChunks: runs do not depend on where reads cut the input.
+func TestSmallChunks(t *testing.T) {
+	var all bytes.Buffer
+	for _, file := range scenarioFiles(t)[:12] {
+		_, log := render(t, file)
+		all.Write(log)
+	}
+	want := readAll(t, bytes.NewReader(all.Bytes()), Options{})
+	got := readAll(t, io.Reader(&oneByOne{b: all.Bytes(), n: 777}), Options{})
+	if len(got) != len(want) {
+		t.Fatalf("got %d runs reading in small pieces, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Verdict != want[i].Verdict || got[i].Cause != want[i].Cause || got[i].FirstLine != want[i].FirstLine {
+			t.Errorf("run %d: %q %q line %d, want %q %q line %d", i+1, got[i].Verdict, got[i].Cause, got[i].FirstLine,
+				want[i].Verdict, want[i].Cause, want[i].FirstLine)
+		}
+	}
+}
+
+// oneByOne reads at most n bytes at a time.
+type oneByOne struct {
+	b []byte
+	n int
+}
+
+func (o *oneByOne) Read(p []byte) (int, error) {
+	if len(o.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), o.n)], o.b)
+	o.b = o.b[k:]
+	return k, nil
+}
+
+// TestMemoryFlat streams a large generated log through Read and checks
+// that the heap stays small: nothing keeps the log.
+func TestMemoryFlat(t *testing.T) {
+	size := int64(200 << 20)
+	if testing.Short() || raceEnabled {
+		size = 16 << 20
+	}
+	var pieces [][]byte
+	for _, file := range scenarioFiles(t) {
+		_, log := render(t, file)
+		pieces = append(pieces, log)
+	}
+	// A long serving stretch, so that one run spans many chunks.
+	serving := bytes.Repeat([]byte("[2026-05-01 10:00:09] INFO:     127.0.0.1:4242 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"), 40000)
+	pieces = append(pieces, serving)
+	gen := &generator{pieces: pieces, left: size}
+
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+		}
+	}()
+	n := 0
+	if err := Read(gen, Options{Now: now}, func(*Run) { n++ }); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	<-done
+	if n < len(pieces)-1 {
+		t.Errorf("only %d runs in %d MB", n, size>>20)
+	}
+	if p := peak.Load(); p > 50<<20 {
+		t.Errorf("heap in use peaked at %d MB reading %d MB, want under 50 MB", p>>20, size>>20)
+	}
+	t.Logf("%d runs in %d MB, heap in use peaked at %.1f MB", n, size>>20, float64(peak.Load())/(1<<20))
+}
+
+// generator repeats pieces until left bytes are out.
+type generator struct {
+	pieces [][]byte
+	i      int
+	cur    []byte
+	left   int64
+}
+
+func (g *generator) Read(p []byte) (int, error) {
+	if g.left <= 0 {
+		return 0, io.EOF
+	}
+	if len(g.cur) == 0 {
+		g.cur = g.pieces[g.i%len(g.pieces)]
+		g.i++
+	}
+	n := copy(p[:min(int64(len(p)), g.left)], g.cur)
+	g.cur = g.cur[n:]
+	g.left -= int64(n)
+	return n, nil
+}
+
+func TestAccessHealth(t *testing.T) {
+	tests := []struct {
+		name, line string
+		ok         bool
+		code       int
+	}{
+		{"uvicorn 500 on health", `INFO:     127.0.0.1:51880 - "GET /health HTTP/1.1" 500 Internal Server Error`, true, 500},
+		{"uvicorn 200 on chat", `(APIServer pid=1) INFO:     127.0.0.1:4 - "POST /v1/chat/completions HTTP/1.1" 200 OK`, true, 200},
+		{"uvicorn 404 on chat is not health", `INFO:     127.0.0.1:4 - "POST /v1/nope HTTP/1.1" 404 Not Found`, false, 0},
+		{"uvicorn 503 on health", `INFO:     127.0.0.1:4 - "GET /health?x=1 HTTP/1.1" 503 Service Unavailable`, true, 503},
+		{"llama.cpp", `srv  log_server_r: request: GET /health 127.0.0.1 503`, true, 503},
+		{"not an access line", `the HTTP/1.1 spec says`, false, 0},
+		{"cut short", `"GET /health HTTP/1.1`, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, ok := accessHealth(tt.line)
+			if ok != tt.ok || h.Code != tt.code {
+				t.Errorf("accessHealth = %+v, %v; want code %d, %v", h, ok, tt.code, tt.ok)
+			}
+		})
+	}
+}
+
+// TestLateStamps: a run whose first lines carry no stamp is timed from its
+// first stamp, not from the epoch.
+func TestLateStamps(t *testing.T) {
+	log := strings.Repeat("preparing the environment\n", 70) +
+		"[2026-05-01 10:00:00] server_args=ServerArgs(model_path='x')\n" +
+		"[2026-05-01 10:00:05 TP0] Load weight begin. avail mem=70.00 GB\n" +
+		"[2026-05-01 10:00:09] The server is fired up and ready to roll!\n"
+	runs := readAll(t, strings.NewReader(log), Options{})
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want the preamble and its start as one", len(runs))
+	}
+	r := runs[0]
+	if r.Verdict != v.Ready || r.Summary != "sglang is ready after 9.0s" {
+		t.Errorf("verdict %q, summary %q; want ready after 9.0s", r.Verdict, r.Summary)
+	}
+	total := 0.0
+	for _, p := range r.Phases {
+		total += p.Seconds
+	}
+	if total != 9 {
+		t.Errorf("phases add up to %vs, want 9s: %+v", total, r.Phases)
+	}
+}

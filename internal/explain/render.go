@@ -1,0 +1,148 @@
+package explain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteText writes a run for people to read.
+func WriteText(w io.Writer, r *Run) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %d", r.Index)
+	server := r.Server
+	if server == "" {
+		server = "unknown server"
+	}
+	fmt.Fprintf(&b, "  %s", server)
+	if r.Timed {
+		fmt.Fprintf(&b, "  %s -> %s (%s)", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), fmtDur(r.End.Sub(r.Start)))
+	}
+	fmt.Fprintf(&b, "  lines %d-%d\n", r.FirstLine, r.FirstLine+r.Lines-1)
+	switch r.Verdict {
+	case "":
+		fmt.Fprintf(&b, "  verdict   none: ended in phase %s\n", r.Phase)
+	case "failed":
+		fmt.Fprintf(&b, "  verdict   failed: %s in phase %s\n", r.Cause, r.Phase)
+	default:
+		fmt.Fprintf(&b, "  verdict   %s\n", r.Verdict)
+	}
+	fmt.Fprintf(&b, "  summary   %s\n", r.Summary)
+	if len(r.Phases) > 0 {
+		var ps []string
+		for _, p := range mergePhases(r.Phases) {
+			if p.Timed {
+				ps = append(ps, fmt.Sprintf("%s %s", p.Name, fmtDur(time.Duration(p.Seconds*float64(time.Second)))))
+			} else {
+				ps = append(ps, string(p.Name))
+			}
+		}
+		fmt.Fprintf(&b, "  phases    %s\n", strings.Join(ps, " > "))
+	}
+	if len(r.Evidence) > 0 {
+		b.WriteString("  evidence\n")
+		for _, e := range r.Evidence {
+			fmt.Fprintf(&b, "    %s\n", e)
+		}
+	}
+	if r.Hint != "" {
+		fmt.Fprintf(&b, "  hint      %s\n", r.Hint)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// jsonRun is the --json form of a run: one object per line.
+type jsonRun struct {
+	File      string    `json:"file,omitempty"`
+	Run       int       `json:"run"`
+	Server    *string   `json:"server"`
+	Start     *string   `json:"start"`
+	End       *string   `json:"end"`
+	Lines     int64     `json:"lines"`
+	FirstLine int64     `json:"first_line"`
+	Offset    int64     `json:"offset"`
+	Verdict   string    `json:"verdict"`
+	Cause     *string   `json:"cause"`
+	Phase     string    `json:"phase"`
+	Summary   string    `json:"summary"`
+	Hint      string    `json:"hint"`
+	Evidence  []string  `json:"evidence"`
+	Rule      string    `json:"rule,omitempty"`
+	Phases    phaseList `json:"phases"`
+}
+
+// WriteJSON writes a run as one JSON object on one line. file names the
+// log ("" leaves the field out).
+func WriteJSON(w io.Writer, file string, r *Run) error {
+	j := jsonRun{
+		File: file, Run: r.Index, Lines: r.Lines, FirstLine: r.FirstLine, Offset: r.Offset,
+		Verdict: string(r.Verdict), Phase: string(r.Phase), Summary: r.Summary, Hint: r.Hint,
+		Evidence: r.Evidence, Rule: r.RuleID, Phases: mergePhases(r.Phases),
+	}
+	if r.Server != "" {
+		j.Server = &r.Server
+	}
+	if r.Timed {
+		s, e := r.Start.Format(time.RFC3339Nano), r.End.Format(time.RFC3339Nano)
+		j.Start, j.End = &s, &e
+	}
+	if r.Verdict == "failed" {
+		c := string(r.Cause)
+		j.Cause = &c
+	}
+	if j.Evidence == nil {
+		j.Evidence = []string{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// phaseList is an object of phase names to seconds, in the order the run
+// went through them (null seconds when the log carries no stamps).
+type phaseList []Phase
+
+func (pl phaseList) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range pl {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(string(p.Name)))
+		b.WriteByte(':')
+		if p.Timed {
+			b.WriteString(strconv.FormatFloat(p.Seconds, 'f', 3, 64))
+		} else {
+			b.WriteString("null")
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// mergePhases adds up the time of a phase the run entered twice
+// (llama.cpp goes back to loading weights for its projector).
+func mergePhases(ps []Phase) []Phase {
+	var out []Phase
+	at := map[string]int{}
+	for _, p := range ps {
+		if i, ok := at[string(p.Name)]; ok {
+			out[i].Seconds += p.Seconds
+			continue
+		}
+		at[string(p.Name)] = len(out)
+		out = append(out, p)
+	}
+	return out
+}

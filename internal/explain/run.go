@@ -1,0 +1,478 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"vigil/internal/classify"
+	"vigil/internal/judge"
+	"vigil/internal/logline"
+	v "vigil/internal/verdict"
+)
+
+const (
+	// settleLines bounds how many lines after a fatal line are still read
+	// into the evidence when the log's stamps do not move (unstamped
+	// logs, or a traceback printed within one second); the live judge
+	// would have decided after judge.SettleMax.
+	settleLines = 400
+	// upSettle and upSettleLines: a server without a ready line of its
+	// own (vLLM, TensorRT-LLM) is ready offline once it said it listens
+	// ("Application startup complete") and this long passed, by the
+	// stamps or in lines, without an error or a bad health answer.
+	upSettle      = 10 * time.Second
+	upSettleLines = 200
+	// gapAfterFailure: after a failure, a line stamped this much later
+	// (or earlier by backGap) than the run's last stamp starts a new run
+	// even without a start banner.
+	gapAfterFailure = 10 * time.Minute
+	backGap         = time.Minute
+	// ringSize lines are kept for the evidence of a run without verdict.
+	ringSize = 6
+	// maxSpans bounds the phase changes kept per run: a hostile log can
+	// make a server go back and forth between phases on every line
+	// (llama.cpp's projector loading moves the phase back); after that,
+	// the last phase kept runs on.
+	maxSpans = 64
+)
+
+// runState judges one run as its lines come.
+type runState struct {
+	j      *judge.Judge
+	prof   *classify.Profile
+	t0     time.Time
+	off    int64
+	first  int64 // number of the run's first line
+	last   int64
+	start  int64 // first and last stamp, Unix ns (0: none yet)
+	end    int64
+	t      int64 // the time of the latest line
+	result *judge.Result
+	spans  []judge.PhaseSpan
+	// fatal is the line number of the first fatal line, or 0.
+	fatal int64
+	// up: the HTTP server said it is up (line number and time).
+	up    int64
+	upAt  time.Time
+	badHP bool // the last health answer seen in the log was bad
+	// banners are the start banners this run printed (a few).
+	banners []string
+	// stale: lines were counted without reading their stamps (idle).
+	stale  bool
+	ring   [ringSize]string
+	ringN  int
+	server string
+}
+
+// newRun starts judging a run whose first line is lines[0]; t0 is its
+// start (the first stamp near its start, or a fixed time when unstamped).
+func newRun(server string, first *span, t0 int64) *runState {
+	st := &runState{off: first.off, first: first.no, last: first.no}
+	st.t0 = time.Unix(0, t0)
+	st.t = t0
+	st.j = judge.New(judge.Config{Server: server, NoHealth: true}, st.t0)
+	st.server = st.j.Server()
+	st.prof = classify.Lookup(st.server)
+	st.spans = []judge.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
+	st.drain()
+	return st
+}
+
+func (st *runState) now() time.Time { return time.Unix(0, st.t) }
+
+// idle: the run is ready, so its further lines change nothing but its
+// line count and end.
+func (st *runState) idle() bool {
+	return st.result != nil && st.result.Verdict == v.Ready
+}
+
+// stampAt takes the stamp t (Unix ns) of the latest line.
+func (st *runState) stampAt(t int64) {
+	if st.start == 0 {
+		st.start = t
+	}
+	st.end = t
+	st.t = t
+}
+
+// feed judges one line stamped at t (0: unstamped).
+func (st *runState) feed(l *span, m *meta, t int64) {
+	st.last = l.no
+	if t != 0 {
+		st.stampAt(t)
+	}
+	if st.result != nil || m.flags&fSkip != 0 {
+		return
+	}
+	if m.flags&fBanner != 0 && len(st.banners) < 4 {
+		st.banners = append(st.banners, strings.Clone(m.banner))
+	}
+	// The line's text lives in a read buffer that is reused: whatever
+	// keeps it (the judge, the evidence ring) gets a copy.
+	text := strings.Clone(l.text)
+	if strings.TrimSpace(text) != "" {
+		st.ring[st.ringN%ringSize] = text
+		st.ringN++
+	}
+	now := st.now()
+	// The live judge decides when time passes; so does this one, by the
+	// line's stamp, before the line counts. A stamp to the second may be
+	// up to a second later than the moment the line was printed, so the
+	// gap it shows is not taken as a settled quiet spell.
+	before := now
+	if st.t%int64(time.Second) == 0 {
+		before = now.Add(-time.Second)
+	}
+	if st.tick(before) {
+		return
+	}
+	st.j.Line(logline.Line{Text: text, Offset: l.off, CR: l.cr, Cut: l.cut}, now)
+	st.drain()
+	st.watch(text, now)
+	if st.tick(now) {
+		return
+	}
+	switch {
+	case st.fatal > 0 && st.last-st.fatal >= settleLines:
+		st.tick(now.Add(judge.SettleMax))
+	case st.up > 0 && st.fatal == 0 && !st.badHP && !st.prof.ReadyNeedsLine &&
+		(now.Sub(st.upAt) >= upSettle || st.last-st.up >= upSettleLines):
+		st.readyByUp()
+	}
+}
+
+// tick asks the judge for a verdict at now.
+func (st *runState) tick(now time.Time) bool {
+	r := st.j.Tick(now)
+	if r == nil {
+		return false
+	}
+	st.result = r
+	st.drain()
+	return true
+}
+
+// drain takes the judge's events: phases, the server kind, the first
+// fatal line.
+func (st *runState) drain() {
+	for _, e := range st.j.Events() {
+		switch e.Name {
+		case "phase":
+			if p, ok := e.Data["phase"].(string); ok && len(st.spans) < maxSpans {
+				st.spans = append(st.spans, judge.PhaseSpan{Phase: v.Phase(p), Start: e.At})
+			}
+		case "server":
+			st.server = st.j.Server()
+			st.prof = classify.Lookup(st.server)
+		case "failing":
+			if st.fatal == 0 {
+				st.fatal = st.last
+			}
+		}
+	}
+}
+
+// watch looks for what only the log can tell offline: the server saying
+// it listens, and health answers in its access log.
+func (st *runState) watch(t string, now time.Time) {
+	if st.up == 0 && (strings.Contains(t, "Application startup complete") || strings.Contains(t, "Uvicorn running on")) {
+		st.up, st.upAt = st.last, now
+	}
+	if strings.Contains(t, "HTTP/1.") || strings.Contains(t, "request: ") {
+		if h, ok := accessHealth(t); ok {
+			st.badHP = h.State == judge.HealthOther
+			st.j.Health(h, now)
+			st.drain()
+		}
+	}
+}
+
+// readyByUp decides ready for a server whose readiness is its health
+// answer: it said it listens and nothing went wrong since.
+func (st *runState) readyByUp() {
+	st.j.Health(judge.Health{State: judge.HealthOK, Code: 200}, st.upAt)
+	st.tick(st.upAt)
+}
+
+// healthPaths are the endpoints whose answers tell the server's health.
+var healthPaths = map[string]bool{
+	"/health": true, "/health_generate": true, "/v1/models": true, "/ping": true,
+	"/get_model_info": true, "/model_info": true, "/get_server_info": true,
+}
+
+// accessHealth reads a health answer from an access-log line: uvicorn's
+// `"GET /health HTTP/1.1" 500 Internal Server Error` or llama.cpp's
+// `request: GET /health 127.0.0.1 503`. A 2xx answer to any request means
+// the server answers; other statuses count only from health endpoints.
+func accessHealth(line string) (judge.Health, bool) {
+	var method, path string
+	code := 0
+	if i := strings.Index(line, " HTTP/1."); i > 0 {
+		q := strings.LastIndexByte(line[:i], '"')
+		if q < 0 {
+			return judge.Health{}, false
+		}
+		method, path, _ = strings.Cut(line[q+1:i], " ")
+		code = statusAfter(line[i+1:])
+	} else if i := strings.Index(line, "request: "); i >= 0 {
+		f := strings.Fields(line[i+9:])
+		if len(f) < 4 {
+			return judge.Health{}, false
+		}
+		method, path = f[0], f[1]
+		code = leadingInt(f[3])
+	}
+	if method == "" || code < 100 || code > 599 {
+		return judge.Health{}, false
+	}
+	path, _, _ = strings.Cut(path, "?")
+	switch {
+	case code >= 200 && code < 300:
+		return judge.Health{State: judge.HealthOK, Code: code}, true
+	case !healthPaths[path]:
+		return judge.Health{}, false
+	case code == 503:
+		return judge.Health{State: judge.HealthStarting, Code: code}, true
+	}
+	return judge.Health{State: judge.HealthOther, Code: code}, true
+}
+
+// statusAfter reads the status after `1.1" ` in an access line.
+func statusAfter(s string) int {
+	i := strings.IndexByte(s, '"')
+	if i < 0 {
+		return 0
+	}
+	return leadingInt(strings.TrimLeft(s[i+1:], " "))
+}
+
+func leadingInt(s string) int {
+	n, d := 0, 0
+	for d < len(s) && d < 4 && s[d] >= '0' && s[d] <= '9' {
+		n = n*10 + int(s[d]-'0')
+		d++
+	}
+	if d != 3 {
+		return 0
+	}
+	return n
+}
+
+// progressed: the run got past starting its processes (so a banner now is
+// a new run, not a rank of this one announcing itself).
+func (st *runState) progressed() bool {
+	switch st.j.Phase() {
+	case v.Launch, v.Init, v.Distributed:
+		return false
+	}
+	return true
+}
+
+// ended: the run has a verdict, announced a failure, or its output ends
+// in an error.
+func (st *runState) ended() bool {
+	return st.result != nil || st.failed()
+}
+
+// failed: the run failed, announced a failure, or its output ends in an
+// error (the traceback a dying Python process prints last).
+func (st *runState) failed() bool {
+	if st.result != nil {
+		return st.result.Verdict == v.Failed
+	}
+	return st.fatal > 0 || st.endsInError() && st.j.Offline().Verdict == v.Failed
+}
+
+// endsInError reports whether the run's last line is an error: a failure
+// line or the exception line that ends a traceback.
+func (st *runState) endsInError() bool {
+	if st.ringN == 0 {
+		return false
+	}
+	c := st.prof.Classify(st.ring[(st.ringN-1)%ringSize])
+	return c.Failure != nil || c.Exception
+}
+
+// acceptsBanner decides whether a start banner (its message b) begins a
+// new run after this one. It does when this run got past starting its
+// processes, ended, or is of a server that prints its banner once per
+// start (SGLang, vLLM, TGI). It does not when this run is only a preamble
+// (no banner yet: lines a starting server printed before its banner), nor
+// for a llama.cpp or TensorRT-LLM run that is still starting: llama.cpp
+// prints several banner lines and TensorRT-LLM ranks each print the
+// version banner; there only the very same banner again is a restart.
+func (st *runState) acceptsBanner(b string) bool {
+	if st.progressed() || st.ended() {
+		return true
+	}
+	if len(st.banners) == 0 {
+		return false
+	}
+	switch st.server {
+	case "sglang", "vllm", "tgi":
+		return true
+	}
+	for _, seen := range st.banners {
+		if seen == b {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsJump decides whether a line stamped at t, with no banner, begins a
+// new run: only after a failure, and only across a big gap in the stamps
+// (a dead server prints nothing; whatever comes much later is a new
+// process).
+func (st *runState) acceptsJump(t int64) bool {
+	if t == 0 || st.end == 0 {
+		return false
+	}
+	d := time.Duration(t - st.end)
+	if d < gapAfterFailure && d > -backGap {
+		return false
+	}
+	return st.failed()
+}
+
+// finish decides what the run's lines support and describes it.
+func (st *runState) finish() *Run {
+	end := st.now()
+	if st.result == nil {
+		// A fatal line settles, a bad health streak counts, as they would
+		// have live once time moved on.
+		st.tick(end.Add(judge.SettleMax + time.Second))
+	}
+	if st.result == nil && st.up > 0 && !st.badHP && !st.prof.ReadyNeedsLine {
+		st.readyByUp()
+	}
+	if st.result == nil && (st.j.Offline().Verdict == v.Failed || st.endsInError()) {
+		// Errors but no fatal line, and the log ends: the server died of
+		// them (a traceback is the last thing a dying Python process
+		// prints). Judge them as the live judge does when the process is
+		// gone, without claiming to have seen it go.
+		st.j.Exit(judge.Exit{Gone: true}, end)
+		if st.tick(end) {
+			ev := st.result.Evidence
+			if n := len(ev); n > 0 && strings.HasPrefix(ev[n-1], "[vigil] the server process") {
+				st.result.Evidence = ev[:n-1]
+			}
+		}
+	}
+	r := &Run{
+		Server:    st.server,
+		FirstLine: st.first,
+		Lines:     st.last - st.first + 1,
+		Offset:    st.off,
+		Timed:     st.start != 0,
+	}
+	if st.start != 0 {
+		r.Start, r.End = time.Unix(0, st.start), time.Unix(0, st.end)
+	}
+	res := st.result
+	if res != nil && (res.Verdict == v.Ready || res.Verdict == v.Failed) {
+		r.Verdict, r.Cause, r.Phase = res.Verdict, res.Cause, res.Phase
+		r.Summary, r.Hint, r.RuleID = res.Summary, res.Hint, res.RuleID
+		r.Evidence = clone(res.Evidence)
+		r.Phases = phases(st.spans, r.Start, res.At, r.Timed, res.Verdict == v.Ready)
+		switch {
+		case res.Verdict != v.Ready:
+		case !r.Timed:
+			r.Summary = orServer(st.server) + " is ready (its lines carry no timestamps, so no durations)"
+		case st.t0.UnixNano() == 0:
+			// The run's first lines carried no stamp: count from its first.
+			r.Summary = fmt.Sprintf("%s is ready after %s", orServer(st.server), fmtDur(res.At.Sub(r.Start)))
+		}
+		return r
+	}
+	ph := st.j.Phase()
+	r.Phase = ph
+	r.Summary = fmt.Sprintf("ended in phase %s without a verdict", ph)
+	if st.start != 0 {
+		r.Summary += fmt.Sprintf(" (%s after its first line)", fmtDur(end.Sub(time.Unix(0, st.start))))
+	}
+	r.Hint = noVerdictHint(ph)
+	r.Evidence = append([]string{"[vigil] the log ends in phase " + string(ph) + " with no ready line and no failure: offline, a stall or a timeout can only be suspected"}, st.lastLines()...)
+	r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
+	return r
+}
+
+func (st *runState) lastLines() []string {
+	var out []string
+	for i := max(0, st.ringN-ringSize); i < st.ringN; i++ {
+		out = append(out, clip(st.ring[i%ringSize], 300))
+	}
+	return out
+}
+
+// phases turns the phase spans into durations: each lasts until the next
+// starts, the last until end (a ready phase has none). No phase starts
+// before first, the run's first stamp (lines before it take it).
+func phases(spans []judge.PhaseSpan, first, end time.Time, timed, ready bool) []Phase {
+	at := func(t time.Time) time.Time {
+		if timed && t.Before(first) {
+			return first
+		}
+		return t
+	}
+	var out []Phase
+	for i, s := range spans {
+		p := Phase{Name: s.Phase, Start: at(s.Start)}
+		stop := end
+		if i+1 < len(spans) {
+			stop = at(spans[i+1].Start)
+		}
+		if timed && !(ready && i == len(spans)-1) {
+			p.Seconds = max(0, stop.Sub(p.Start).Seconds())
+		}
+		p.Timed = timed
+		out = append(out, p)
+	}
+	return out
+}
+
+// noVerdictHint says what to suspect when a log ends mid-startup.
+func noVerdictHint(ph v.Phase) string {
+	base := "if the server is still starting, judge it live with `vigil watch --log FILE`; if it was stopped here, "
+	switch ph {
+	case v.Distributed:
+		return base + "suspect a rank or node that never joined: check every node started and reaches --dist-init-addr / MASTER_ADDR, NCCL_SOCKET_IFNAME, and rerun with NCCL_DEBUG=INFO"
+	case v.Weights:
+		return base + "suspect weight loading: a download without network, a lock on the Hugging Face cache, or a slow network filesystem"
+	case v.KVCache, v.CUDAGraph, v.Compile, v.Warmup:
+		return base + "suspect a GPU step that stopped: nvidia-smi (a GPU at 0% with memory held), dmesg for Xid errors, py-spy dump of the waiting rank"
+	case v.Serving:
+		return base + "the server said it listens but the log shows no ready line or answered request: probe its health endpoint"
+	}
+	return base + "suspect an early wait: a lock, a download of its config, or input on stdin"
+}
+
+func clone(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	return strings.Clone(s[:n]) + "…"
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+func orServer(s string) string {
+	if s == "" {
+		return "the server"
+	}
+	return s
+}

@@ -1,0 +1,318 @@
+package runstart
+
+import "strings"
+
+// IsBanner reports whether msg (a line's message, after the prefixes
+// classify.Parse removes) is a start banner: a line a server prints once,
+// at the start of a run. Consecutive banner lines form one block.
+func IsBanner(msg string) bool {
+	return isBanner(msg)
+}
+
+// IsPreBanner reports whether line (the whole line) is one that a new
+// process prints just before its banner (vLLM's platform detection), so
+// that a run's start includes it.
+func IsPreBanner(line string) bool {
+	if !strings.Contains(line, "Automatically detected platform") && !strings.Contains(line, "__init__.py") {
+		return false
+	}
+	return preBanner.MatchString(line)
+}
+
+// bannerLits holds, for every alternative of every banner pattern in
+// bannerRes, a literal that the alternative needs; "#" stands for a digit.
+// The TensorRT-LLM patterns are case-insensitive: bannerFoldLits are
+// matched ignoring ASCII case (a line with a non-ASCII byte, where "s" or
+// "k" could be spelled with a rune that folds to them, always goes to the
+// patterns); each entry lists literals that must all occur, the first one
+// going into the window filter. "Args {" is too short for
+// the window filter and is found by its brace. Keep these in step with
+// bannerRes.
+var (
+	bannerLits = []string{
+		"server_args=ServerArgs(", "still supported", // SGLang
+		"server version", "args: Namespace(", // vLLM
+		"ggml_cuda_init:", "load_backend:", "build: #", "main: build", "common_download_file", // llama.cpp
+	}
+	// (Not "tensorrt-llm version" whole: every TensorRT-LLM line says
+	// "TRT-LLM", which would make the filter pass them all.)
+	bannerFoldLits  = [][]string{{"-llm version"}, {"starting", "[trt-llm]"}} // TensorRT-LLM
+	bannerShortLits = []anchored{{lit: "Args {", at: 5}}                      // TGI
+)
+
+// bannerGrams is a sampled window filter over the banner literals.
+var bannerGrams = newGramFilter(func() []string {
+	lits := append([]string(nil), bannerLits...)
+	for _, all := range bannerFoldLits {
+		lits = append(lits, all[0])
+	}
+	return lits
+}())
+
+// MayBeBanner is a cheap test that every banner line passes: when it is
+// false for a line, no message taken from that line is a banner. It runs
+// on every line of a log, so it looks at a window every few bytes.
+func MayBeBanner(line string) bool {
+	for _, a := range bannerShortLits {
+		if a.in(line) {
+			return true
+		}
+	}
+	if !bannerGrams.mayContain(line) {
+		return false
+	}
+	for _, l := range bannerLits {
+		if containsDigits(line, l) {
+			return true
+		}
+	}
+	for _, all := range bannerFoldLits {
+		if containsAllFold(line, all) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAllFold(s string, lits []string) bool {
+	for _, l := range lits {
+		if !containsFold(s, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// anchored is a literal found through one of its bytes (a rare one), with
+// strings.IndexByte's speed.
+type anchored struct {
+	lit string
+	at  int
+}
+
+func (a anchored) in(s string) bool {
+	b := a.lit[a.at]
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], b)
+		if j < 0 {
+			return false
+		}
+		p := i + j - a.at
+		if p >= 0 && p+len(a.lit) <= len(s) && s[p:p+len(a.lit)] == a.lit {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// containsDigits reports whether s contains lit, where "#" in lit stands
+// for any digit.
+func containsDigits(s, lit string) bool {
+	head, _, hasDigit := strings.Cut(lit, "#")
+	if !hasDigit {
+		return strings.Contains(s, lit)
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], head)
+		if j < 0 {
+			return false
+		}
+		p := i + j
+		if matchDigits(s[p:], lit) {
+			return true
+		}
+		i = p + 1
+	}
+}
+
+func matchDigits(s, lit string) bool {
+	if len(s) < len(lit) {
+		return false
+	}
+	for k := 0; k < len(lit); k++ {
+		if lit[k] == '#' {
+			if s[k] < '0' || s[k] > '9' {
+				return false
+			}
+		} else if s[k] != lit[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// gramFilter answers "might one of these literals occur in s?" cheaply.
+// It looks at the 6-byte window at every step-th position of s. A literal
+// of length L covers L-5 consecutive windows, so any step of them contains
+// a sampled one: the filter holds, for each literal, the step consecutive
+// windows that look rarest (step is as large as the shortest literal
+// allows). Bytes are compared with the 0x20 bit set, which folds ASCII
+// letters (and merges a few other byte pairs: the filter may say yes too
+// often, never too rarely); a "#" window stands for its ten digits. A
+// string with an escape byte (0x1b) always may: a terminal escape sequence
+// inside a literal is gone once the line's colours are stripped. So may a
+// string with a byte outside ASCII, so that case-insensitive literals can
+// be folded in ASCII.
+type gramFilter struct {
+	bits [1 << 16 / 64]uint64
+	step int
+}
+
+const gramLen = 6
+
+func newGramFilter(lits []string) *gramFilter {
+	g := &gramFilter{step: 1 << 30}
+	for _, l := range lits {
+		g.step = min(g.step, len(l)-gramLen+1)
+	}
+	if g.step < 1 {
+		panic("runstart: banner literals must be at least 6 bytes")
+	}
+	for _, l := range lits {
+		// The windows' rarest-looking run: best worst window, then best
+		// sum, then the later one (literals often start with common words).
+		best, bestMin, bestSum := 0, -1, -1
+		for o := 0; o+gramLen+g.step-1 <= len(l); o++ {
+			lo, sum := 1<<30, 0
+			for k := range g.step {
+				sc := gramScore(l[o+k : o+k+gramLen])
+				lo, sum = min(lo, sc), sum+sc
+			}
+			if lo > bestMin || lo == bestMin && sum >= bestSum {
+				best, bestMin, bestSum = o, lo, sum
+			}
+		}
+		for k := range g.step {
+			g.add(l[best+k : best+k+gramLen])
+		}
+	}
+	return g
+}
+
+// add puts a window in the filter, each "#" as every digit.
+func (g *gramFilter) add(w string) {
+	if i := strings.IndexByte(w, '#'); i >= 0 {
+		for d := byte('0'); d <= '9'; d++ {
+			g.add(w[:i] + string(d) + w[i+1:])
+		}
+		return
+	}
+	h := gramHash(w, 0)
+	g.bits[h>>6] |= 1 << (h & 63)
+}
+
+// gramScore prefers windows that look rare in log text: punctuation and
+// digits over letters, rare letters over common ones, letters over spaces.
+func gramScore(w string) int {
+	n := 0
+	for i := 0; i < len(w); i++ {
+		c := w[i] | 0x20
+		switch {
+		case c == ' ':
+			n++
+		case c < 'a' || c > 'z':
+			n += 10
+		case strings.IndexByte("etaoinsr", c) >= 0:
+		case strings.IndexByte("hldcumfp", c) >= 0:
+			n += 2
+		default:
+			n += 4
+		}
+	}
+	return n
+}
+
+func gramHash(s string, i int) uint32 {
+	var x uint64
+	for k := gramLen - 1; k >= 0; k-- {
+		x = x<<8 | uint64(s[i+k])
+	}
+	return mix(x)
+}
+
+func mix(x uint64) uint32 {
+	x = (x & 0xFFFF_FFFF_FFFF) | 0x2020_2020_2020
+	return uint32((x * 0x9E3779B97F4A7C15) >> 48)
+}
+
+// Per-byte constants for finding an escape byte in a word at once.
+const (
+	ones  = 0x0101_0101_0101_0101
+	highs = 0x8080_8080_8080_8080
+	escs  = 0x1b * ones
+)
+
+func (g *gramFilter) mayContain(s string) bool {
+	if special(s) {
+		return true
+	}
+	step := g.step
+	i := 0
+	// The hot loop: one 8-byte load per sampled position (the compiler
+	// merges the byte loads), masked to the window.
+	for ; i+8 <= len(s); i += step {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		h := mix(x)
+		if g.bits[h>>6]&(1<<(h&63)) != 0 {
+			return true
+		}
+	}
+	for ; i+gramLen <= len(s); i += step {
+		h := gramHash(s, i)
+		if g.bits[h>>6]&(1<<(h&63)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// special reports whether s holds an escape byte or a byte outside ASCII,
+// eight bytes at a time.
+func special(s string) bool {
+	var acc uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		e := x ^ escs
+		acc |= x | (e-ones)&^e
+	}
+	for ; i < len(s); i++ {
+		if s[i] == 0x1b || s[i] >= 0x80 {
+			return true
+		}
+	}
+	return acc&highs != 0
+}
+
+// containsFold reports whether s contains lit (lower-case ASCII),
+// ignoring ASCII case.
+func containsFold(s, lit string) bool {
+	c := lit[0]
+	for i := 0; i+len(lit) <= len(s); i++ {
+		if !foldEq(s[i], c) {
+			continue
+		}
+		j := 1
+		for j < len(lit) && foldEq(s[i+j], lit[j]) {
+			j++
+		}
+		if j == len(lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldEq compares a byte with a lower-case literal byte, ignoring ASCII
+// case.
+func foldEq(b, l byte) bool {
+	if b == l {
+		return true
+	}
+	return l >= 'a' && l <= 'z' && b == l-('a'-'A')
+}

@@ -1,0 +1,84 @@
+package runstart
+
+import (
+	"strings"
+	"testing"
+
+	"vigil/internal/classify"
+)
+
+var bannerCases = []struct {
+	name, line string
+	banner     bool
+}{
+	{"sglang", "[2026-05-24 00:52:39] server_args=ServerArgs(model_path='x')", true},
+	{"sglang old launcher", "WARNING: `python -m sglang.launch_server' is still supported, use `sglang serve`", true},
+	{"vllm", "(APIServer pid=1) INFO 05-19 10:00:00 [api_server.py:1839] vLLM API server version 0.11.0", true},
+	{"vllm old", "INFO 01-14 03:08:50 api_server.py:528] args: Namespace(host=None)", true},
+	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {", true},
+	{"llama.cpp cuda", "ggml_cuda_init: found 1 CUDA devices:", true},
+	{"llama.cpp build", "build: 4798 (1782cdfe) with cc (GCC) 12.2.0 for x86_64-linux-gnu", true},
+	{"llama.cpp prefixed build", "0.00.000.100 I build: 4798 (1782cdfe)", true},
+	{"llama.cpp main build", "main: build = 4798 (1782cdfe)", true},
+	{"llama.cpp backend", "load_backend: loaded CUDA backend from /app/libggml-cuda.so", true},
+	{"trtllm version", "[TensorRT-LLM] TensorRT-LLM version: 0.17.0", true},
+	{"trtllm version upper", "TENSORRT-LLM VERSION 1.0", true},
+	{"trtllm starting", "[TRT-LLM] Starting the executor", true},
+	{"trtllm prefix taken off", "[11/29/2026-10:00:00] [TRT-LLM] [I] Starting TensorRT-LLM init.", false},
+	{"trtllm other", "[11/29/2026-10:00:00] [TRT-LLM] [I] iter = 1203, global_rank = 0", false},
+	{"vllm line", "(APIServer pid=1) INFO 05-19 10:00:00 [x.py:1] Started server process", false},
+	{"build not at start", "[2026-05-24 00:52:39] rebuild: 3 kernels", false},
+	{"coloured", "\x1b[2m2026-01-08T10:00:00.123456Z\x1b[0m \x1b[32m INFO\x1b[0m text_generation_launcher: Args {", true},
+	{"empty", "", false},
+}
+
+func TestIsBanner(t *testing.T) {
+	for _, tt := range bannerCases {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := classify.Parse(tt.line).Msg
+			if got := IsBanner(msg); got != tt.banner {
+				t.Errorf("IsBanner(%q) = %v, want %v", msg, got, tt.banner)
+			}
+			if tt.banner && !MayBeBanner(tt.line) {
+				t.Errorf("MayBeBanner(%q) = false for a banner", tt.line)
+			}
+		})
+	}
+}
+
+// TestMayBeBannerQuiet: the filter turns ordinary lines away, which is
+// what makes it worth having.
+func TestMayBeBannerQuiet(t *testing.T) {
+	for _, l := range []string{
+		"(APIServer pid=2817) INFO 05-13 20:08:41 [loggers.py:123] Engine 000: Avg prompt throughput: 512.3 tokens/s, Avg generation throughput: 812.0 tokens/s",
+		"[2026-05-13 21:22:53] [TRT-LLM] [I] iter = 1203, global_rank = 0, rank = 0, currank_total_requests = 0/3",
+		`[2026-05-13 17:10:55] INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+		"slot launch_slot_: id  0 | task 1205 | processing task",
+	} {
+		if MayBeBanner(l) {
+			t.Errorf("MayBeBanner(%q) = true", l)
+		}
+	}
+}
+
+func TestIsPreBanner(t *testing.T) {
+	if !IsPreBanner("INFO 05-19 10:00:00 [__init__.py:216] Automatically detected platform cuda.") {
+		t.Errorf("vLLM's platform line is a pre-banner line")
+	}
+	if IsPreBanner("/usr/lib/python3/torch/cuda/__init__.py:12: UserWarning: x") {
+		t.Errorf("a warning from an __init__.py is not")
+	}
+}
+
+// FuzzMayBeBanner: MayBeBanner never turns a banner away.
+func FuzzMayBeBanner(f *testing.F) {
+	for _, tt := range bannerCases {
+		f.Add(tt.line)
+	}
+	f.Add(strings.Repeat("x", 40) + "main: build")
+	f.Fuzz(func(t *testing.T, line string) {
+		if IsBanner(classify.Parse(line).Msg) && !MayBeBanner(line) {
+			t.Errorf("MayBeBanner(%q) = false for a banner", line)
+		}
+	})
+}
