@@ -277,6 +277,11 @@ func (j *Judge) HealthNow() Health { return j.health }
 func (j *Judge) Done() *Result { return j.result }
 
 func (j *Judge) emit(at time.Time, name string, data map[string]any) {
+	// Undrained events (a judge fed a whole stale log at once) are
+	// dropped past a cap rather than kept without bound.
+	if len(j.events) >= maxEvents {
+		return
+	}
 	j.events = append(j.events, Event{Name: name, At: at, Data: data})
 }
 
@@ -399,7 +404,14 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	j.signals = kept
 	from := j.phase
 	j.phase, j.phaseIx = ph, ix
-	j.spans = append(j.spans, PhaseSpan{Phase: ph, Start: now})
+	// A server that flips between two phases on every line (llama.cpp's
+	// projector and context lines) must not grow the list without bound:
+	// past the cap, only the latest phase is kept.
+	if len(j.spans) < maxSpans {
+		j.spans = append(j.spans, PhaseSpan{Phase: ph, Start: now})
+	} else {
+		j.spans[len(j.spans)-1] = PhaseSpan{Phase: ph, Start: now}
+	}
 	j.phaseAt = now
 	j.progress = nil
 	j.emit(now, "phase", map[string]any{"phase": string(ph), "from": string(from)})
@@ -579,6 +591,12 @@ const maxEvidence = 10
 // unknownKindGrace is how long a 200 must hold before it alone means ready
 // for a server whose kind is not known yet.
 const unknownKindGrace = time.Second
+
+// maxSpans and maxEvents bound the phase list and the undrained events.
+const (
+	maxSpans  = 64
+	maxEvents = 4096
+)
 
 // maxSignals bounds the error lines a judge keeps.
 const maxSignals = 256
