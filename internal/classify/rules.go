@@ -3,9 +3,10 @@
 // line is a failure (and of which cause), a benign look-alike, or the ready
 // signal. The knowledge lives in per-server profiles that are plain data.
 //
-// Every rule has a required literal that is checked with strings.Contains
-// before its regular expression runs, so classifying a line costs a few
-// substring scans; one big alternation would be about 100 times slower.
+// Every rule names literals that any match must contain; one Aho-Corasick
+// automaton per profile (prefilter.go) finds them all in one pass, and a
+// rule's regular expression only runs on a line where its literal occurred.
+// One big alternation would be about 100 times slower.
 package classify
 
 import (
