@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,6 +16,7 @@ import (
 
 	"vigil/internal/gpu"
 	"vigil/internal/judge"
+	"vigil/internal/procfind"
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
@@ -222,7 +222,7 @@ func survivors(pid int, base string, seen *seenProcs) []string {
 	snap := gpuClient.Snapshot(ctx)
 	var out []string
 	for _, p := range pids {
-		if !processAlive(p) {
+		if !procfind.Exists(p) {
 			continue
 		}
 		s := fmt.Sprintf("still running after the stop: pid %d %s", p, cmdlineText(p))
@@ -244,12 +244,3 @@ func survivors(pid int, base string, seen *seenProcs) []string {
 	return out
 }
 
-func processAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
-}
