@@ -243,4 +243,3 @@ func survivors(pid int, base string, seen *seenProcs) []string {
 	}
 	return out
 }
-
