@@ -21,7 +21,8 @@ func newDemoCmd(env *Env) *cobra.Command {
 		Long: `Run and judge a built-in emulated server startup: vigil starts a fake
 SGLang server that prints a real startup log (weights, KV cache, CUDA
 graphs, warmup) and serves /health, then judges it exactly as "vigil run"
-judges a real one.
+judges a real one. Unlike a real server, the emulated one is stopped once
+it has been judged.
 
 Built-in scenarios: ` + strings.Join(scenario.BuiltinNames(), ", ") + `.`,
 		Args: cobra.NoArgs,
@@ -44,6 +45,7 @@ Built-in scenarios: ` + strings.Join(scenario.BuiltinNames(), ", ") + `.`,
 			opts.json = asJSON
 			opts.smoke = opts.smoke || smoke
 			opts.url = fmt.Sprintf("http://127.0.0.1:%d", port)
+			opts.stopWhenDone = true
 			player := append([]string{env.SelfExe, "play", scenario.BuiltinPrefix + name, "--port", strconv.Itoa(port), "--"}, argv...)
 			return runRun(cmd.Context(), env, opts, player)
 		},

@@ -34,6 +34,9 @@ type runOptions struct {
 	preflight string
 	benchSpec string
 	benchOpts bench.Options
+	// stopWhenDone stops the server after any verdict: the demo's
+	// emulated server has nothing to serve once it has been judged.
+	stopWhenDone bool
 }
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -233,6 +236,9 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		return err
 	}
 	diagnoseStall(res, proc.Pid)
+	if opts.stopWhenDone && res.Verdict == v.Ready {
+		defer proc.Stop(opts.grace, killNow)
+	}
 	if res.Verdict != v.Ready && !opts.keep {
 		// Also when the leader has exited: workers of its group may linger
 		// and hold the GPUs or the port.
