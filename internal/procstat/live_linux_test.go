@@ -31,6 +31,14 @@ func TestLiveSelf(t *testing.T) {
 	child := startSleep(t)
 	self := os.Getpid()
 	var fsys FS
+	// CPU time is counted in 10 ms ticks: a test process that has barely
+	// run may show none yet, so spend a few ticks first.
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil || ru.Utime.Nano()+ru.Stime.Nano() >= int64(30*time.Millisecond) {
+			break
+		}
+	}
 
 	// The child is visible in /proc once fork returned, but it may not have
 	// exec'd or gone to sleep yet; wait for it to sleep as "sleep".
