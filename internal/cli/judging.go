@@ -362,3 +362,16 @@ func (j *judging) finish(res *judge.Result, hist *startupHistory, model string) 
 	st.Extras = j.extras
 	j.renderer.End(res, st)
 }
+
+// waitLogDrained waits until the lines delivered to the judge reach the
+// log's current end, so that a server's exit is judged after the output it
+// wrote before dying. Bounded: a log that cannot be read to its end (a full
+// disk, a huge backlog) must not hold the verdict for long.
+func waitLogDrained(path string, emitted *atomic.Int64) {
+	size := fileSize(path)
+	deadline := time.Now().Add(2 * time.Second)
+	// A line's end offset leaves out its terminator ("\n" or "\r\n").
+	for emitted.Load() < size-2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+}

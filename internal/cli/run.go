@@ -201,16 +201,8 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	go j.watchDisk(srcCtx, logPath)
 	go func() {
 		<-proc.Done()
-		// Report the exit only once the follower has delivered what the
-		// server wrote before dying (bounded: a full disk must not hang us).
-		size := fileSize(logPath)
-		deadline := time.Now().Add(2 * time.Second)
-		for emitted.Load() < size-2 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if env.Getenv("VIGIL_DEBUG") != "" {
-			fmt.Fprintf(env.IO.ErrOut, "debug: size %d emitted %d\n", size, emitted.Load())
-		}
+		// Report the exit only once its last output is judged.
+		waitLogDrained(logPath, &emitted)
 		e := proc.Exit()
 		if e.Signal == "SIGKILL" {
 			e.OOMRecord = findOOMRecord(proc.Pid)

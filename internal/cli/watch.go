@@ -236,11 +236,7 @@ func (j *judging) watchAlive(ctx context.Context, pid int, logPath string, emitt
 			e = judge.Exit{Gone: true}
 		}
 		if logPath != "" {
-			size := fileSize(logPath)
-			deadline := time.Now().Add(2 * time.Second)
-			for emitted.Load() < size-2 && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitLogDrained(logPath, emitted)
 		} else {
 			time.Sleep(300 * time.Millisecond) // let the journal catch up
 		}

@@ -29,25 +29,14 @@ func (fsys FS) MemInfo() (MemInfo, error) {
 
 func parseMemInfo(b []byte) MemInfo {
 	var m MemInfo
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			continue
-		}
-		v = bytes.TrimSpace(v)
+	eachKeyValue(b, func(k, v []byte) {
 		mult := int64(1)
 		if n, ok := bytes.CutSuffix(v, []byte(" kB")); ok {
 			v, mult = n, 1024
 		}
 		n, ok := atoi(bytes.TrimSpace(v))
 		if !ok {
-			continue
+			return
 		}
 		switch string(k) {
 		case "MemTotal":
@@ -61,6 +50,6 @@ func parseMemInfo(b []byte) MemInfo {
 		case "SwapFree":
 			m.SwapFree = n * mult
 		}
-	}
+	})
 	return m
 }

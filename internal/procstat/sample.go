@@ -248,20 +248,10 @@ func threadState(b []byte) (byte, bool) {
 // parseIO reads the "key: value" lines of /proc/PID/io.
 func parseIO(b []byte) IO {
 	var io IO
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		k, v, ok := bytes.Cut(line, []byte(":"))
+	eachKeyValue(b, func(k, v []byte) {
+		n, ok := atoi(v)
 		if !ok {
-			continue
-		}
-		n, ok := atoi(bytes.TrimSpace(v))
-		if !ok {
-			continue
+			return
 		}
 		switch string(k) {
 		case "rchar":
@@ -273,6 +263,22 @@ func parseIO(b []byte) IO {
 		case "write_bytes":
 			io.WriteBytes = n
 		}
-	}
+	})
 	return io
+}
+
+// eachKeyValue calls fn for every "key: value" line of a /proc file, the
+// value trimmed of spaces.
+func eachKeyValue(b []byte, fn func(k, v []byte)) {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok {
+			fn(k, bytes.TrimSpace(v))
+		}
+	}
 }
