@@ -153,18 +153,32 @@ func Open(path string) (*Store, error) {
 			return nil, err
 		}
 	}
-	db, err := s.open()
+	db, err := s.openRetrying()
 	if err != nil && isCorrupt(err) {
 		if err := s.moveAside(corruptReason(err), db); err != nil {
 			return nil, err
 		}
-		db, err = s.open()
+		db, err = s.openRetrying()
 	}
 	if err != nil {
 		return nil, err
 	}
 	s.db = db
 	return s, nil
+}
+
+// openRetrying opens the database, trying again while another process
+// holds it: SQLite answers SQLITE_BUSY at once, without its busy handler,
+// when two processes switch a new file to WAL or migrate it together.
+func (s *Store) openRetrying() (*sql.DB, error) {
+	deadline := time.Now().Add(busyTimeout)
+	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		db, err := s.open()
+		if err == nil || !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return db, err
+		}
+		time.Sleep(delay)
+	}
 }
 
 // open opens, checks and migrates the database file.
