@@ -302,8 +302,11 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 	}
 }
 
-func (j *judging) probeHealth(ctx context.Context, base string) {
-	path := classify.Lookup(j.judge.Server()).HealthPath
+// probeHealth polls the health endpoint of the server kind known at the
+// start (every kind's is /health today). It must not ask the judge, which
+// belongs to the session goroutine.
+func (j *judging) probeHealth(ctx context.Context, base, kind string) {
+	path := classify.Lookup(kind).HealthPath
 	if path == "" {
 		path = "/health"
 	}
@@ -324,8 +327,8 @@ func (j *judging) run(ctx context.Context, base string) (*judge.Result, error) {
 			j.renderer.Event(e, j.status(e.At))
 		},
 		OnTick: func(now time.Time) { j.renderer.Tick(j.status(now)) },
-		Smoke: func(ctx context.Context) judge.SmokeResult {
-			r := smokeCheck(ctx, base, j.judge.Server(), apiKey(j.env))
+		Smoke: func(ctx context.Context, server string) judge.SmokeResult {
+			r := smokeCheck(ctx, base, server, apiKey(j.env))
 			j.extras["smoke"] = map[string]any{"ok": r.OK, "reason": r.Reason, "endpoint": r.Endpoint, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds()}
 			return r
 		},

@@ -195,7 +195,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	srcCtx, stopSources := context.WithCancel(ctx)
 	defer stopSources()
 	go j.followLog(srcCtx, logPath, offset, false, &emitted)
-	go j.probeHealth(srcCtx, base)
+	go j.probeHealth(srcCtx, base, kind)
 	go j.sampleActivity(srcCtx, proc.Pid, procstat.DefaultHFHome(env.Getenv))
 	go j.sampleGPU(srcCtx)
 	go j.watchDisk(srcCtx, logPath)
@@ -214,6 +214,8 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		}
 	}()
 
+	// An nvidia-smi still running when vigil exits would outlive it.
+	defer gpuClient.Wait(2 * time.Second)
 	res, err := j.run(ctx, base)
 	stopSources()
 	if err != nil {

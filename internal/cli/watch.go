@@ -146,7 +146,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		go j.followLog(srcCtx, opts.log, offset, true, &emitted)
 		go j.watchDisk(srcCtx, opts.log)
 	}
-	go j.probeHealth(srcCtx, base)
+	go j.probeHealth(srcCtx, base, kind)
 	if opts.pid > 0 {
 		go j.sampleActivity(srcCtx, opts.pid, procstat.DefaultHFHome(env.Getenv))
 		go j.sampleGPU(srcCtx)
@@ -160,6 +160,8 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 			}
 		}
 	}()
+	// An nvidia-smi still running when vigil exits would outlive it.
+	defer gpuClient.Wait(2 * time.Second)
 	res, err := j.run(ctx, base)
 	stopSources()
 	if err != nil {

@@ -329,3 +329,19 @@ func firstLine(s string) string {
 	}
 	return ""
 }
+
+// Wait waits up to d for an nvidia-smi that the client gave up on to be
+// killed and reaped, so that a program about to exit leaves none behind
+// (each runs in its own process group, which outlives its parent).
+func (c *Client) Wait(d time.Duration) {
+	c.mu.Lock()
+	pending := c.pending
+	c.mu.Unlock()
+	if pending == nil {
+		return
+	}
+	select {
+	case <-pending:
+	case <-time.After(d):
+	}
+}

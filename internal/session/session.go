@@ -23,8 +23,9 @@ type Session struct {
 	// Notes are remarks from the sources (a rotated log, skipped lines).
 	Notes  <-chan string
 	OnNote func(at time.Time, msg string)
-	// Smoke runs the smoke request when the judge asks for it.
-	Smoke func(ctx context.Context) judge.SmokeResult
+	// Smoke runs the smoke request when the judge asks for it, for the
+	// server kind the judge knows then.
+	Smoke func(ctx context.Context, server string) judge.SmokeResult
 	// Sink receives every event, in order.
 	Sink func(judge.Event)
 	// OnTick is called after every step, in the judge's goroutine, so a
@@ -82,7 +83,8 @@ func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
 		case <-t.C:
 		}
 		if s.Judge.WantSmoke() && s.Smoke != nil {
-			go func() { smokeDone <- s.Smoke(ctx) }()
+			server := s.Judge.Server()
+			go func() { smokeDone <- s.Smoke(ctx, server) }()
 		}
 		now := s.Now()
 		// The loop runs at least every tick; a much longer gap means vigil
