@@ -92,6 +92,7 @@ func TestClassifyFailures(t *testing.T) {
 		{"deprecation", "vllm", "`torch_dtype` is deprecated! Use `dtype` instead!", "", false, false},
 		{"mlir loc error", "sglang", "loc(\"/tmp/x.py\":12:3): error: operation scheduled before its operands", "", false, false},
 		{"ignore import error", "sglang", "Ignore import error when loading sglang.srt.models.qwen2_audio: ModuleNotFoundError: No module named 'torchaudio'", "", false, false},
+		{"ld.so skips a preload", "vllm", "ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.", "", false, false},
 		{"nccl warn", "vllm", "node1:123:456 [0] NCCL WARN Call to bind failed: Address already in use", "", false, false},
 		{"traceback source line", "sglang", "    raise RuntimeError(f\"NCCL error: {error_str}\")", "", false, false},
 		{"server args trust remote code", "sglang", "server_args=ServerArgs(model_path='x', trust_remote_code=True, quantization=None)", "", false, false},

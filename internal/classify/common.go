@@ -24,6 +24,9 @@ var benign = []Matcher{
 	fold("is deprecated"),
 	re("arning|ARNING", `^(?i:warning)\b`),
 	lit("Exception ignored in"),
+	// The dynamic loader skips an LD_PRELOAD library it cannot open and
+	// goes on ("...: ignored.").
+	lit("from LD_PRELOAD cannot be preloaded"),
 	lit("No available shared memory broadcast block found"),
 	lit("Skipping import of cpp extensions"),
 	lit("Unexpected error during package walk"),
