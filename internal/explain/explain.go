@@ -124,6 +124,8 @@ const (
 	fStart               // a possible run start: a banner block's first line (or the platform lines before it)
 	fSkip                // a progress bar redraw between its first and last state
 	fStamped             // stamp is known (stamps are read lazily)
+	fCrash               // a possible run start: a start-up crash block (crash.go); banner holds its error line
+	fDied                // the error line that ends a start-up crash block
 )
 
 // chunk is one read's worth of lines on its way through the pipeline.
@@ -343,7 +345,10 @@ func (c *chunk) settle(st *runState, from, to int, sp *stamper) {
 // accepts decides whether line i starts a new run after st.
 func (c *chunk) accepts(st *runState, i int, sp *stamper) bool {
 	m := &c.meta[i]
-	if m.flags&fStart != 0 && st.acceptsBanner(c.bannerAt(i)) {
+	if m.flags&fCrash != 0 && st.acceptsCrash(m.banner, c.t0(i, sp)) {
+		return true
+	}
+	if m.flags&fStart != 0 && m.flags&fCrash == 0 && st.acceptsBanner(c.bannerAt(i)) {
 		return true
 	}
 	if st.idle() {
@@ -392,12 +397,23 @@ func (c *chunk) learn() {
 	}
 	for i := range c.lines {
 		m := &c.meta[i]
-		if m.flags&fBanner != 0 && (i == 0 || c.meta[i-1].flags&fBanner == 0) {
+		crash := -1
+		if t := c.lines[i].text; t != "" && (t[0] == 'T' || t[0] == 'u') {
+			if end, ok := c.crashBlock(i); ok {
+				crash = end
+				c.meta[end].flags |= fDied
+			}
+		}
+		if crash >= 0 || m.flags&fBanner != 0 && (i == 0 || c.meta[i-1].flags&fBanner == 0) {
 			s := i
 			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && runstart.IsPreBanner(c.lines[s-1].text) {
 				s--
 			}
 			c.meta[s].flags |= fStart
+			if crash >= 0 && c.meta[s].flags&fBanner == 0 {
+				c.meta[s].flags |= fCrash
+				c.meta[s].banner = c.lines[crash].text
+			}
 		}
 		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(c.lines[i].text) {
 			m.flags |= fSkip

@@ -28,6 +28,9 @@ const (
 	// even without a start banner.
 	gapAfterFailure = 10 * time.Minute
 	backGap         = time.Minute
+	// sameCrashGap: the same start-up crash stamped this much later than
+	// the last one is a restart, not another rank.
+	sameCrashGap = 30 * time.Second
 	// ringSize lines are kept for the evidence of a run without verdict.
 	ringSize = 6
 	// maxSpans bounds the phase changes kept per run: a hostile log can
@@ -58,6 +61,10 @@ type runState struct {
 	badHP bool // the last health answer seen in the log was bad
 	// banners are the start banners this run printed (a few).
 	banners []string
+	// died: the run printed a start-up crash block (crash.go) ending in
+	// diedLine: its process is gone.
+	died     bool
+	diedLine string
 	// stale: lines were counted without reading their stamps (idle).
 	stale  bool
 	ring   [ringSize]string
@@ -101,6 +108,9 @@ func (st *runState) feed(l *span, m *meta, t int64) {
 	st.last = l.no
 	if t != 0 {
 		st.stampAt(t)
+	}
+	if m.flags&fDied != 0 && !st.died {
+		st.died, st.diedLine = true, strings.Clone(l.text)
 	}
 	if st.result != nil || m.flags&fSkip != 0 {
 		return
@@ -281,17 +291,42 @@ func (st *runState) failed() bool {
 	if st.result != nil {
 		return st.result.Verdict == v.Failed
 	}
-	return st.fatal > 0 || st.endsInError() && st.j.Offline().Verdict == v.Failed
+	return st.fatal > 0 || st.died || st.endsInError() && st.j.Offline().Verdict == v.Failed
 }
 
-// endsInError reports whether the run's last line is an error: a failure
-// line or the exception line that ends a traceback.
+// endsInError reports whether the run's last line that says something is
+// an error: a failure line or the exception line that ends a traceback.
+// Benign lines and indented ones (the source line Python prints under a
+// warning) are passed over: a restart's first lines, before its banner,
+// may be such noise.
 func (st *runState) endsInError() bool {
-	if st.ringN == 0 {
+	for i := st.ringN - 1; i >= 0 && i >= st.ringN-ringSize; i-- {
+		l := st.ring[i%ringSize]
+		if l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		c := st.prof.Classify(l)
+		if c.Benign {
+			continue
+		}
+		return c.Failure != nil || c.Exception
+	}
+	return false
+}
+
+// acceptsCrash decides whether a start-up crash block ending in the error
+// line e, stamped at t (0: unstamped), begins a new run after this one. It
+// does unless this run is a preamble of the same process (no banner,
+// nothing failed yet) or itself died of the very same error at about the
+// same time: ranks started together print the same crash.
+func (st *runState) acceptsCrash(e string, t int64) bool {
+	switch {
+	case st.died:
+		return e != st.diedLine || t != 0 && st.end != 0 && time.Duration(t-st.end) >= sameCrashGap
+	case len(st.banners) == 0 && !st.progressed() && !st.failed():
 		return false
 	}
-	c := st.prof.Classify(st.ring[(st.ringN-1)%ringSize])
-	return c.Failure != nil || c.Exception
+	return true
 }
 
 // acceptsBanner decides whether a start banner (its message b) begins a
