@@ -383,3 +383,36 @@ func TestLateStamps(t *testing.T) {
 		t.Errorf("phases add up to %vs, want 9s: %+v", total, r.Phases)
 	}
 }
+
+// BenchmarkReadDense explains a log of startups back to back, every
+// scenario in turn: nearly every line is startup output that the judge
+// reads (the worst case; a real log is mostly serving traffic, which a
+// ready run only counts).
+func BenchmarkReadDense(b *testing.B) {
+	var log []byte
+	for _, file := range scenarioFiles(b) {
+		sc, err := scenario.Load(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		scenlog.Write(&buf, sc, start.Add(time.Duration(len(log))*time.Millisecond))
+		log = append(log, buf.Bytes()...)
+	}
+	for len(log) < 8<<20 {
+		log = append(log, log...)
+	}
+	lines := bytes.Count(log, []byte("\n"))
+	b.SetBytes(int64(len(log)))
+	b.ResetTimer()
+	for range b.N {
+		n := 0
+		if err := Read(bytes.NewReader(log), Options{Now: now}, func(*Run) { n++ }); err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			b.Fatal("no runs")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines), "ns/line")
+}

@@ -430,13 +430,12 @@ func round1(d time.Duration) float64 {
 // for another configuration.
 func (j *Judge) configChanged(now time.Time) {
 	cfg := j.config.Config()
-	imp := srvconfig.Important(j.server, cfg)
 	fp := srvconfig.Fingerprint(j.server, cfg)
 	if fp != j.fingerprint {
 		j.fingerprint = fp
 		data := map[string]any{"fingerprint": fp}
 		important := map[string]string{}
-		for _, kv := range imp {
+		for _, kv := range srvconfig.Important(j.server, cfg) {
 			important[kv.Key] = kv.Value
 		}
 		data["important"] = important
