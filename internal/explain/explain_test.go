@@ -107,6 +107,22 @@ func TestScenarios(t *testing.T) {
 			if last.Verdict == "" && !strings.Contains(last.Summary, "ended in phase "+string(last.Phase)+" without a verdict") {
 				t.Errorf("summary %q, want it to say where the run ended", last.Summary)
 			}
+			for _, r := range runs {
+				// Offline, vigil probed nothing and no time passed after
+				// the last line.
+				for _, e := range r.Evidence {
+					if strings.HasPrefix(e, "[vigil] GET") {
+						t.Errorf("run %d: evidence %q claims a probe", r.Index, e)
+					}
+				}
+				total := 0.0
+				for _, p := range r.Phases {
+					total += p.Seconds
+				}
+				if r.Timed && total > r.End.Sub(r.Start).Seconds()+0.01 {
+					t.Errorf("run %d: phases add up to %.1fs, longer than the run's %s", r.Index, total, r.End.Sub(r.Start))
+				}
+			}
 		})
 	}
 }

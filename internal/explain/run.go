@@ -8,6 +8,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/judge"
 	"vigil/internal/logline"
+	"vigil/internal/runstart"
 	v "vigil/internal/verdict"
 )
 
@@ -191,6 +192,7 @@ func (st *runState) watch(t string, now time.Time) {
 	}
 	if strings.Contains(t, "HTTP/1.") || strings.Contains(t, "request: ") {
 		if h, ok := accessHealth(t); ok {
+			h.Seen = clip(t, 300)
 			st.badHP = h.State == judge.HealthOther
 			st.j.Health(h, now)
 			st.drain()
@@ -201,7 +203,8 @@ func (st *runState) watch(t string, now time.Time) {
 // readyByUp decides ready for a server whose readiness is its health
 // answer: it said it listens and nothing went wrong since.
 func (st *runState) readyByUp() {
-	st.j.Health(judge.Health{State: judge.HealthOK, Code: 200}, st.upAt)
+	st.j.Health(judge.Health{State: judge.HealthOK, Code: 200,
+		Seen: "[vigil] no error and no bad health answer in the log after the server said it listens"}, st.upAt)
 	st.tick(st.upAt)
 }
 
@@ -331,12 +334,13 @@ func (st *runState) acceptsCrash(e string, t int64) bool {
 
 // acceptsBanner decides whether a start banner (its message b) begins a
 // new run after this one. It does when this run got past starting its
-// processes, ended, or is of a server that prints its banner once per
-// start (SGLang, vLLM, TGI). It does not when this run is only a preamble
-// (no banner yet: lines a starting server printed before its banner), nor
-// for a llama.cpp or TensorRT-LLM run that is still starting: llama.cpp
-// prints several banner lines and TensorRT-LLM ranks each print the
-// version banner; there only the very same banner again is a restart.
+// processes, ended, or the banner is another server's. It does not when
+// this run is only a preamble (no banner yet: lines a starting server
+// printed before its banner). A run still starting takes further banners
+// of its own server: SGLang, vLLM and TGI print one banner per start,
+// though on lines of two kinds, so the same kind again is a restart;
+// llama.cpp prints several banner lines and TensorRT-LLM ranks each print
+// the version banner, so there only the very same banner again is.
 func (st *runState) acceptsBanner(b string) bool {
 	if st.progressed() || st.ended() {
 		return true
@@ -344,9 +348,21 @@ func (st *runState) acceptsBanner(b string) bool {
 	if len(st.banners) == 0 {
 		return false
 	}
+	if s := runstart.BannerServer(b); st.server != "" && s != "" && s != st.server {
+		return true // another server starts
+	}
 	switch st.server {
 	case "sglang", "vllm", "tgi":
-		return true
+		// One banner per start, though it may take lines of two kinds
+		// (SGLang's launcher warning, then its ServerArgs): the same
+		// kind again is a restart.
+		k := runstart.BannerKind(b)
+		for _, seen := range st.banners {
+			if runstart.BannerKind(seen) == k {
+				return true
+			}
+		}
+		return false
 	}
 	for _, seen := range st.banners {
 		if seen == b {
@@ -410,7 +426,13 @@ func (st *runState) finish() *Run {
 		r.Verdict, r.Cause, r.Phase = res.Verdict, res.Cause, res.Phase
 		r.Summary, r.Hint, r.RuleID = res.Summary, res.Hint, res.RuleID
 		r.Evidence = clone(res.Evidence)
-		r.Phases = phases(st.spans, r.Start, res.At, r.Timed, res.Verdict == v.Ready)
+		// The judge decides a failure once its evidence settled, a moment
+		// after the run's last line; the phases end with that line.
+		at := res.At
+		if r.Timed && at.After(r.End) {
+			at = r.End
+		}
+		r.Phases = phases(st.spans, r.Start, at, r.Timed, res.Verdict == v.Ready)
 		switch {
 		case res.Verdict != v.Ready:
 		case !r.Timed:

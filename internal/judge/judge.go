@@ -83,6 +83,9 @@ type Health struct {
 	State HealthState
 	Code  int
 	Err   string
+	// Seen is the log line the answer was read from when it was not
+	// vigil's own probe (an access log read offline); evidence quotes it.
+	Seen string
 }
 
 // Activity is one liveness sample of the server's process tree.
@@ -727,6 +730,9 @@ func (j *Judge) healthText() string {
 
 func (j *Judge) healthFailure(summary string) *Result {
 	ev := []string{fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.healthText())}
+	if j.health.Seen != "" {
+		ev[0] = j.health.Seen
+	}
 	if j.readyLine {
 		ev = append(ev, j.lastLines(2)...)
 	}
@@ -743,10 +749,12 @@ func (j *Judge) readyEvidence() []string {
 	} else if j.upLineText != "" {
 		ev = append(ev, j.upLineText)
 	}
-	switch j.health.State {
-	case HealthOK:
+	switch {
+	case j.health.Seen != "":
+		ev = append(ev, j.health.Seen)
+	case j.health.State == HealthOK:
 		ev = append(ev, fmt.Sprintf("[vigil] GET %s -> 200", j.prof.HealthPath))
-	case HealthRefused, HealthError, HealthNone:
+	case j.health.State == HealthRefused, j.health.State == HealthError, j.health.State == HealthNone:
 		ev = append(ev, fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.health.State))
 	}
 	if len(ev) == 0 {
