@@ -205,6 +205,7 @@ func TestDetect(t *testing.T) {
 		"[11/29/2026-10:00:00] [TRT-LLM] [I] Starting":                                         "trtllm",
 		"llama_model_loader: loaded meta data with 33 key-value pairs":                         "llamacpp",
 		"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {":                   "tgi",
+		"launch_server.py: error: unrecognized arguments: --enable-reasoning":                  "sglang",
 		"hello world": "",
 	}
 	for line, want := range logs {

@@ -80,7 +80,7 @@ var sglang = &Profile{
 			Hint: "another process holds the port: stop it or choose other ports (--port, --nccl-port, --dist-init-addr)"},
 	},
 	Ready:  []Matcher{lit("The server is fired up and ready to roll!")},
-	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt"},
+	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
 }
 
 var vllm = &Profile{

@@ -9,15 +9,13 @@
 //
 // A new run starts at a start banner (runstart.IsBanner, together with the
 // platform lines vLLM prints just before it) unless the banner belongs to
-// the run so far. It does not when that run is a preamble (lines printed
-// before any banner), nor when a llama.cpp or TensorRT-LLM run is still
-// starting its processes (launch, init, distributed) without a verdict:
-// llama.cpp prints several banner lines and TensorRT-LLM ranks each print
-// the version banner, so there only the very same banner again is a
-// restart. Without a banner, a new run starts after a failure when the
-// stamps jump forward by 10 minutes or back by one: a dead server prints
-// nothing, so what comes much later is a new process. A ready run is only
-// ended by a banner: a ready server may idle for hours.
+// the run so far (acceptsBanner says when). A process that dies before
+// its banner (an import error in its entry point, an argparse error)
+// starts a run at its crash block instead (crash.go). Without either, a
+// new run starts after a failure when the stamps jump forward by 10
+// minutes or back by one: a dead server prints nothing, so what comes much
+// later is a new process. A ready run is only ended by a banner or a
+// crash block: a ready server may idle for hours.
 //
 // # Offline verdicts
 //

@@ -20,14 +20,14 @@ func IsPreBanner(line string) bool {
 }
 
 // bannerLits holds, for every alternative of every banner pattern in
-// bannerRes, a literal that the alternative needs; "#" stands for a digit.
+// banners, a literal that the alternative needs; "#" stands for a digit.
 // The TensorRT-LLM patterns are case-insensitive: bannerFoldLits are
 // matched ignoring ASCII case (a line with a non-ASCII byte, where "s" or
 // "k" could be spelled with a rune that folds to them, always goes to the
 // patterns); each entry lists literals that must all occur, the first one
 // going into the window filter. "Args {" is too short for
 // the window filter and is found by its brace. Keep these in step with
-// bannerRes.
+// banners.
 var (
 	bannerLits = []string{
 		"server_args=ServerArgs(", "still supported", // SGLang

@@ -57,29 +57,48 @@ const startSlack = 50 * time.Millisecond
 // and still belong to it (second-resolution stamps, clock rounding).
 const skew = 2 * time.Second
 
-var bannerRes = []*regexp.Regexp{
-	// SGLang
-	regexp.MustCompile(`^server_args=ServerArgs\(|launch_server' is still supported`),
-	// vLLM
-	regexp.MustCompile(`vLLM (API )?server version|^args: Namespace\(`),
-	// TGI
-	regexp.MustCompile(`^Args \{`),
-	// llama.cpp
-	regexp.MustCompile(`^ggml_cuda_init:|^load_backend:|^build: \d+|^main: build|^common_download_file`),
-	// TensorRT-LLM
-	regexp.MustCompile(`(?i)tensorrt-llm version|\[TRT-LLM\].*Starting`),
+// banners are the start banners of each server.
+var banners = []struct {
+	server string
+	re     *regexp.Regexp
+}{
+	{"sglang", regexp.MustCompile(`^server_args=ServerArgs\(|launch_server' is still supported`)},
+	{"vllm", regexp.MustCompile(`vLLM (API )?server version|^args: Namespace\(`)},
+	{"tgi", regexp.MustCompile(`^Args \{`)},
+	{"llamacpp", regexp.MustCompile(`^ggml_cuda_init:|^load_backend:|^build: \d+|^main: build|^common_download_file`)},
+	{"trtllm", regexp.MustCompile(`(?i)tensorrt-llm version|\[TRT-LLM\].*Starting`)},
 }
 
 // preBanner lines are printed by a new process just before its banner.
 var preBanner = regexp.MustCompile(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py`)
 
-func isBanner(msg string) bool {
-	for _, re := range bannerRes {
-		if re.MatchString(msg) {
-			return true
+// bannerKinds tell apart the banners one start of a server prints on
+// lines that need not be adjacent (SGLang's launcher warning, then its
+// ServerArgs); keep them in step with banners.
+var bannerKinds = []string{"ServerArgs(", "is still supported", "server version", "args: Namespace(", "Args {"}
+
+// BannerKind names the kind of the banner msg: the same kind again is
+// the server starting again, another kind may be the same start. A banner
+// of no listed kind is its own kind.
+func BannerKind(msg string) string {
+	for _, k := range bannerKinds {
+		if strings.Contains(msg, k) {
+			return k
 		}
 	}
-	return false
+	return msg
+}
+
+func isBanner(msg string) bool { return BannerServer(msg) != "" }
+
+// BannerServer names the server whose start banner msg is, or "".
+func BannerServer(msg string) string {
+	for _, b := range banners {
+		if b.re.MatchString(msg) {
+			return b.server
+		}
+	}
+	return ""
 }
 
 // Find reads the existing content r (up to in.Size bytes) and decides.
