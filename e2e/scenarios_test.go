@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -258,6 +260,20 @@ func runScenario(t *testing.T, c scenarioCase, record func(scenarioResult)) {
 		fail("timing", "decided at %.1fs, before %.1fs (-%.1fs slack)", elapsed, *exp.NotBefore, notBeforeSlack.Seconds())
 	}
 
+	// The log this startup left is judged offline as well: its last run
+	// must tell what the scenario expects, as far as a log can (see
+	// explainChecks).
+	explainLog := logPath
+	if c.mode == "run" && got != nil {
+		explainLog = got.str("log_file")
+	}
+	if explainLog != "" {
+		res.checks["explain"] = ""
+		for _, p := range explainChecks(t, explainLog, exp) {
+			fail("explain", "%s", p)
+		}
+	}
+
 	res.checks["lifecycle"] = ""
 	pid := readPid(pidfile)
 	switch {
@@ -307,6 +323,48 @@ func runScenario(t *testing.T, c scenarioCase, record func(scenarioResult)) {
 	}
 }
 
+// explainChecks runs `vigil explain --json` on a scenario's log and
+// compares its last run with what the log can show of the expectation:
+// stalls and timeouts are runs without a verdict, ended in the expected
+// phase; whether a ready server answers sanely (bad_output) cannot be
+// told; and a health failure shows in the log only if the server logged
+// enough bad answers before vigil, which probes it, stopped watching.
+func explainChecks(t *testing.T, log string, exp scenario.Expect) []string {
+	t.Helper()
+	out, err := exec.Command(vigilBin, "explain", "--json", log).Output()
+	if _, exit := err.(*exec.ExitError); err != nil && !exit {
+		return []string{fmt.Sprintf("vigil explain: %v", err)}
+	}
+	var last event
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		if err := json.Unmarshal(line, &last); err != nil {
+			return []string{fmt.Sprintf("vigil explain printed a line that is not JSON: %s", clip(string(line), 200))}
+		}
+	}
+	if last == nil {
+		return []string{"vigil explain found no run in the log"}
+	}
+	verdict, cause, phase := string(exp.Verdict), string(exp.Cause), string(exp.Phase)
+	switch {
+	case exp.Verdict == "stalled" || exp.Verdict == "timeout":
+		verdict, cause = "", ""
+	case exp.Cause == "bad_output":
+		verdict, cause, phase = "ready", "", "ready"
+	}
+	var bad []string
+	gv, gc := last.str("verdict"), last.str("cause")
+	if exp.Cause == "health" && gv == "" {
+		verdict, cause = "", ""
+	}
+	if gv != verdict || gc != cause {
+		bad = append(bad, fmt.Sprintf("explain says %q/%q, want %q/%q (%s)", gv, gc, verdict, cause, last.str("summary")))
+	}
+	if gp := last.str("phase"); phase != "" && gp != phase {
+		bad = append(bad, fmt.Sprintf("explain says phase %s, want %s", gp, phase))
+	}
+	return bad
+}
+
 func orNull(s string) string {
 	if s == "" {
 		return "null"
@@ -336,7 +394,7 @@ func expectText(e scenario.Expect) string {
 var knownScenarioBugs = map[string]string{}
 
 // checkNames orders the checks as evaluate.py's summary does.
-var checkNames = []string{"verdict", "cause", "phase", "timing", "lifecycle", "exit", "fields", "json"}
+var checkNames = []string{"verdict", "cause", "phase", "timing", "lifecycle", "explain", "exit", "fields", "json"}
 
 // score is evaluate.py's summary line: per check, how many results hold it
 // of those it applies to; exit, fields and json only count failures.

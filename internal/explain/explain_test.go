@@ -432,3 +432,44 @@ func BenchmarkReadDense(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines), "ns/line")
 }
+
+// TestEndsUnhealthy: a log that ends in bad health answers (the server was
+// stopped while /health said 500) is a health failure once two answers in
+// a row were bad; one may be a hiccup.
+func TestEndsUnhealthy(t *testing.T) {
+	_, log := render(t, "../../testdata/scenarios/vllm-health-500-after-startup-v06.json")
+	lines := strings.SplitAfter(string(log), "\n")
+	cut := func(bad int) string {
+		var b strings.Builder
+		for _, l := range lines {
+			if strings.Contains(l, `"GET /health HTTP/1.1" 500`) {
+				if bad == 0 {
+					break
+				}
+				bad--
+			}
+			b.WriteString(l)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name    string
+		bad     int
+		verdict v.Verdict
+		cause   v.Cause
+	}{
+		{"one bad answer", 1, "", ""},
+		{"two bad answers", 2, v.Failed, v.Health},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := readAll(t, strings.NewReader(cut(tt.bad)), Options{})
+			if len(runs) != 1 {
+				t.Fatalf("got %d runs, want 1", len(runs))
+			}
+			if r := runs[0]; r.Verdict != tt.verdict || r.Cause != tt.cause {
+				t.Errorf("got %q/%q (%s), want %q/%q", r.Verdict, r.Cause, r.Summary, tt.verdict, tt.cause)
+			}
+		})
+	}
+}

@@ -32,6 +32,9 @@ const (
 	// sameCrashGap: the same start-up crash stamped this much later than
 	// the last one is a restart, not another rank.
 	sameCrashGap = 30 * time.Second
+	// badRunEnd: a log that ends in this many bad health answers in a row
+	// ends unhealthy (fewer may be a moment's hiccup).
+	badRunEnd = 2
 	// ringSize lines are kept for the evidence of a run without verdict.
 	ringSize = 6
 	// maxSpans bounds the phase changes kept per run: a hostile log can
@@ -60,6 +63,10 @@ type runState struct {
 	up    int64
 	upAt  time.Time
 	badHP bool // the last health answer seen in the log was bad
+	// badRun counts the bad health answers in a row up to the latest,
+	// which is bad.
+	badRun int
+	bad    judge.Health
 	// banners are the start banners this run printed (a few).
 	banners []string
 	// died: the run printed a start-up crash block (crash.go) ending in
@@ -194,6 +201,12 @@ func (st *runState) watch(t string, now time.Time) {
 		if h, ok := accessHealth(t); ok {
 			h.Seen = clip(t, 300)
 			st.badHP = h.State == judge.HealthOther
+			if st.badHP {
+				st.badRun++
+				st.bad = h
+			} else {
+				st.badRun = 0
+			}
 			st.j.Health(h, now)
 			st.drain()
 		}
@@ -390,10 +403,17 @@ func (st *runState) acceptsJump(t int64) bool {
 // finish decides what the run's lines support and describes it.
 func (st *runState) finish() *Run {
 	end := st.now()
+	if st.result == nil && st.badRun >= badRunEnd {
+		// The log ends in bad health answers: the server was stopped
+		// unhealthy. Live, the probes would have gone on answering so.
+		for i := range 3 {
+			st.j.Health(st.bad, end.Add(time.Duration(i+1)*time.Second))
+		}
+	}
 	if st.result == nil {
 		// A fatal line settles, a bad health streak counts, as they would
 		// have live once time moved on.
-		st.tick(end.Add(judge.SettleMax + time.Second))
+		st.tick(end.Add(judge.SettleMax + 3*time.Second))
 	}
 	if st.result == nil && st.up > 0 && !st.badHP && !st.prof.ReadyNeedsLine {
 		st.readyByUp()
