@@ -62,9 +62,9 @@ type runState struct {
 	// up: the HTTP server said it is up (line number and time).
 	up    int64
 	upAt  time.Time
-	badHP bool // the last health answer seen in the log was bad
-	// badRun counts the bad health answers in a row up to the latest,
-	// which is bad.
+	// badRun counts the bad health answers in a row at the end of the
+	// answers seen in the log so far (0: the last one was good), bad the
+	// last of them.
 	badRun int
 	bad    judge.Health
 	// banners are the start banners this run printed (a few).
@@ -154,7 +154,7 @@ func (st *runState) feed(l *span, m *meta, t int64) {
 	switch {
 	case st.fatal > 0 && st.last-st.fatal >= settleLines:
 		st.tick(now.Add(judge.SettleMax))
-	case st.up > 0 && st.fatal == 0 && !st.badHP && !st.prof.ReadyNeedsLine &&
+	case st.up > 0 && st.fatal == 0 && st.badRun == 0 && !st.prof.ReadyNeedsLine &&
 		(now.Sub(st.upAt) >= upSettle || st.last-st.up >= upSettleLines):
 		st.readyByUp()
 	}
@@ -200,8 +200,7 @@ func (st *runState) watch(t string, now time.Time) {
 	if strings.Contains(t, "HTTP/1.") || strings.Contains(t, "request: ") {
 		if h, ok := accessHealth(t); ok {
 			h.Seen = clip(t, 300)
-			st.badHP = h.State == judge.HealthOther
-			if st.badHP {
+			if h.State == judge.HealthOther {
 				st.badRun++
 				st.bad = h
 			} else {
@@ -415,7 +414,7 @@ func (st *runState) finish() *Run {
 		// have live once time moved on.
 		st.tick(end.Add(judge.SettleMax + 3*time.Second))
 	}
-	if st.result == nil && st.up > 0 && !st.badHP && !st.prof.ReadyNeedsLine {
+	if st.result == nil && st.up > 0 && st.badRun == 0 && !st.prof.ReadyNeedsLine {
 		st.readyByUp()
 	}
 	if st.result == nil && (st.j.Offline().Verdict == v.Failed || st.endsInError()) {
