@@ -257,11 +257,24 @@ func (j *judging) followLog(ctx context.Context, path string, offset int64, wait
 	})
 }
 
+// sampleOffset delays the first activity sample against the health
+// prober's ticks (see sampleActivity).
+const sampleOffset = 125 * time.Millisecond
+
 // sampleActivity reports whether the process tree under pid works.
 func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 	s := procstat.NewSampler(procstat.FS{}, pid)
 	var prevCache procstat.CacheSample
-	havePrev := false
+	havePrev, wasRunnable := false, false
+	// The health prober runs every 250 ms from about the same moment; a
+	// sample taken as a probe is being answered would catch the server's
+	// HTTP thread at work. Sampling a little off the probes' beat keeps
+	// an idle hang that answers probes idle.
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(sampleOffset):
+	}
 	t := time.NewTicker(500 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -282,9 +295,16 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 			// steady use at all is work, an idle hang uses none.
 			// A thread that is runnable (state R) but got no CPU on a
 			// crowded machine is trying to work: not a hang either.
-			a.Busy = d.Busy() || d.CPU >= 0.05 || d.Threads.Running > 0
+			// It must be runnable in two samples in a row, though: a
+			// thread woken for a moment (to answer a probe) is no work.
+			runnable := d.Threads.Running > 0
+			a.Busy = d.Busy() || d.CPU >= 0.05 || runnable && wasRunnable
+			wasRunnable = runnable
 			if a.Busy {
 				parts = append(parts, d.Activity()...)
+				if len(parts) == 0 {
+					parts = append(parts, fmt.Sprintf("cpu %.2f cores, %d runnable threads", d.CPU, d.Threads.Running))
+				}
 			}
 		}
 		if cache, err := procstat.HFCache(hfHome); err == nil {
