@@ -157,7 +157,7 @@ var commonFailures = []FailureRule{
 		Hint: "upgrade the server, or pass --trust-remote-code / the Transformers backend if it supports this model"},
 	{ID: "hf.remote_code", Matcher: re("requires you to execute the|trust_remote_code=True`|trust_remote_code=True'", `requires you to execute the (configuration|modeling) file|Please pass the argument .trust_remote_code=True|set the option .trust_remote_code=True`), Cause: v.Config, Title: "the model needs --trust-remote-code",
 		Hint: "add --trust-remote-code if you trust the repository's code"},
-	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Title: "the configuration failed validation",
+	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
 		Hint: "read the field named in the validation error and fix that flag"},
 	// dependency
 	{ID: "py.version_check", Matcher: re("is installed with version|Please reinstall the latest version|but you have|version mismatch", `is installed with version .* (less|lower) than|Please reinstall the latest version|requires .*, but you have|version mismatch`), Cause: v.Dependency, Title: "an installed package has the wrong version",

@@ -171,6 +171,12 @@ var trtllm = &Profile{
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		{ID: "trtllm.kv_oom", Matcher: re("KV cache|kv cache|KV Cache", `(?i)not enough (gpu )?memory.*kv cache|kv cache.*(out of memory|insufficient)`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "reduce --max_batch_size, --max_num_tokens or --max_seq_len, lower --free_gpu_memory_fraction only if other processes need the GPU, or add GPUs"},
+		// The PyTorch backend's own report names the component it could
+		// not create (KV cache, additional executor resources, ...).
+		{ID: "trtllm.executor_oom", Matcher: lit("Executor creation failed due to insufficient GPU memory"), Cause: v.GPUOOM, Title: "not enough GPU memory to create the executor",
+			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
+		{ID: "trtllm.no_config", Matcher: lit("Failed to infer model format because no config.json exists"), Cause: v.ModelLoad, Title: "the model directory holds no config.json",
+			Hint: "point the model argument at a checkpoint directory with config.json (in a Hugging Face cache, the snapshots/<revision> folder), or at a Hugging Face model id"},
 	},
 	Detect: []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm"},
 }
@@ -180,7 +186,9 @@ var llamacpp = &Profile{
 	Order: []v.Phase{v.Launch, v.Init, v.Serving, v.Weights, v.KVCache, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
 		{Matcher: re("system info:|system_info:", `^system[ _]info:`), Phase: v.Init},
-		{Matcher: re("HTTP server is listening|HTTP server listening|binding port with default address family", `^main: HTTP server is listening|HTTP server listening|binding port with default address family`), Phase: v.Serving},
+		// Not "binding port with default address family": it comes before
+		// the bind, which may fail; newer builds print no line after it.
+		{Matcher: re("HTTP server is listening|HTTP server listening", `^main: HTTP server is listening|HTTP server listening`), Phase: v.Serving},
 		{Matcher: re("loading model|llama_model_load|load_tensors:|print_info:|common_download_file", `^main: loading model|load_model: loading model|^llama_model_load|^llama_model_loader:|^load_tensors:|^print_info:|^common_download_file`), Phase: v.Weights},
 		{Matcher: re("clip_|load_hparams:|mtmd_init", `^clip_model_loader:|^clip_ctx:|^load_hparams:|^mtmd_init|^clip_init`), Phase: v.Weights, Back: true},
 		{Matcher: re("llama_context:|llama_kv_cache|llama_new_context_with_model", `^llama_context:|^llama_kv_cache|^llama_new_context_with_model`), Phase: v.KVCache},

@@ -69,6 +69,10 @@ type FailureRule struct {
 	// once the rest of the failure's output has arrived. Other failure
 	// lines are remembered and decide when the process dies.
 	Fatal bool
+	// Wrapper means the line only announces errors that the lines right
+	// after it spell out (pydantic's "1 validation error for X", then the
+	// field's own error): a cause found on those lines is the root.
+	Wrapper bool
 	// Title is a short description used in the verdict's summary.
 	Title string
 	// Hint is what to do about it. "{flag:--x}" is replaced by " (now V)"

@@ -357,6 +357,12 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		// exception) belong to the process whose error is being printed.
 		source = j.lastErrSrc
 	}
+	if c.Failure == nil && !c.Exception && j.afterWrapper(now) && strings.HasPrefix(c.Msg, "  ") && !strings.HasPrefix(c.Msg, "   ") {
+		// The errors a wrapper line announces follow it indented by two
+		// spaces (pydantic); read them without the indent, which
+		// otherwise marks a traceback's source line.
+		c.Failure = j.prof.Classify(c.Msg[2:]).Failure
+	}
 	if c.Failure != nil || c.Exception || c.Traceback {
 		j.lastErrAt = now
 		j.lastErrSrc = source
@@ -590,9 +596,21 @@ func (j *Judge) Tick(now time.Time) *Result {
 
 const maxEvidence = 10
 
-// unknownKindGrace is how long a 200 must hold before it alone means ready
-// for a server whose kind is not known yet.
-const unknownKindGrace = time.Second
+// okGrace is how long a health 200 must hold, without the server's ready
+// line, before it alone means readiness. While the kind is unknown, the
+// log gets a moment to name it: some servers answer 200 before they are
+// usable. A server that prints a ready line as it starts answering 200
+// (llama.cpp, TGI) gets a moment to print it: a 200 without it is more
+// likely another process on the port, which the starting server is about
+// to fail to bind.
+func (j *Judge) okGrace() time.Duration {
+	if j.server == "" || len(j.prof.Ready) > 0 {
+		return okWithoutLineGrace
+	}
+	return 0
+}
+
+const okWithoutLineGrace = time.Second
 
 // maxSpans and maxEvents bound the phase list and the undrained events.
 const (
@@ -684,9 +702,7 @@ func (j *Judge) readiness(now time.Time) *Result {
 	switch {
 	case j.readyLine && (healthOK || noEndpoint):
 		ready = true
-	case healthOK && !j.prof.ReadyNeedsLine && (j.server != "" || now.Sub(j.healthOKSince) >= unknownKindGrace):
-		// While the kind is unknown, give the log a moment to name it:
-		// some servers answer 200 before they are usable.
+	case healthOK && !j.prof.ReadyNeedsLine && now.Sub(j.healthOKSince) >= j.okGrace():
 		ready = true
 	case j.readyLine && now.Sub(j.readyLineAt) >= j.unansweredGrace() &&
 		(j.health.State == HealthError || (j.cfg.URLGuessed && j.health.State == HealthRefused)):
@@ -728,6 +744,9 @@ func (j *Judge) healthText() string {
 	return fmt.Sprintf("HTTP %d", j.health.Code)
 }
 
+// UnhealthyHint is the hint of a health failure.
+const UnhealthyHint = "the server is up but unhealthy: read its log after the ready line, and probe /health by hand; a 500 usually means the engine died after startup"
+
 func (j *Judge) healthFailure(summary string) *Result {
 	ev := []string{fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.healthText())}
 	if j.health.Seen != "" {
@@ -737,7 +756,7 @@ func (j *Judge) healthFailure(summary string) *Result {
 		ev = append(ev, j.lastLines(2)...)
 	}
 	return &Result{Verdict: v.Failed, Cause: v.Health, Summary: summary, Evidence: ev,
-		Hint: "the server is up but unhealthy: read its log after the ready line, and probe /health by hand; a 500 usually means the engine died after startup"}
+		Hint: UnhealthyHint}
 }
 
 // readyEvidence is what proves readiness: the server's ready (or startup
@@ -837,6 +856,9 @@ func (j *Judge) failure(now time.Time) *Result {
 		s := &j.signals[i]
 		if s.rule != nil && s.rule.Cause != "" {
 			root = s
+			if s.rule.Wrapper {
+				root = j.unwrap(i)
+			}
 			break
 		}
 	}
@@ -889,6 +911,33 @@ func (j *Judge) failure(now time.Time) *Result {
 	}
 	r.Evidence = j.evidence(root)
 	return r
+}
+
+// afterWrapper reports whether the latest error line is a wrapper's,
+// printed less than a second ago.
+func (j *Judge) afterWrapper(now time.Time) bool {
+	if len(j.signals) == 0 {
+		return false
+	}
+	s := &j.signals[len(j.signals)-1]
+	return s.rule != nil && s.rule.Wrapper && now.Sub(s.at) <= time.Second
+}
+
+// unwrap returns the signal that spells out what the wrapper signal i
+// announces: the first one with a cause of its own printed by the same
+// process within a second after it, or the wrapper itself.
+func (j *Judge) unwrap(i int) *signal {
+	w := &j.signals[i]
+	for k := i + 1; k < len(j.signals); k++ {
+		s := &j.signals[k]
+		if s.at.Sub(w.at) > time.Second {
+			break
+		}
+		if s.rule != nil && s.rule.Cause != "" && !s.rule.Wrapper && s.source == w.source {
+			return s
+		}
+	}
+	return w
 }
 
 func (j *Judge) lastException() *signal {
