@@ -473,3 +473,37 @@ func TestEndsUnhealthy(t *testing.T) {
 		})
 	}
 }
+
+// TestHealthAfterReadyLine: after its ready line a server's access log may
+// still show it unhealthy; good answers confirm it ready.
+func TestHealthAfterReadyLine(t *testing.T) {
+	const (
+		args  = "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='x')\n"
+		ready = "[2026-05-01 10:00:09] The server is fired up and ready to roll!\n"
+		h503  = "[2026-05-01 10:00:12] INFO:     127.0.0.1:4 - \"GET /health HTTP/1.1\" 503 Service Unavailable\n"
+		h200  = "[2026-05-01 10:00:12] INFO:     127.0.0.1:4 - \"GET /health HTTP/1.1\" 200 OK\n"
+		late  = "[2026-05-01 10:05:00] INFO:     127.0.0.1:4 - \"GET /health HTTP/1.1\" 503 Service Unavailable\n"
+	)
+	tests := []struct {
+		name    string
+		log     string
+		verdict v.Verdict
+		cause   v.Cause
+	}{
+		{"answers 503 after its ready line", args + ready + h503 + h503, v.Failed, v.Health},
+		{"one 503, then 200", args + ready + h503 + h200 + h503 + h503, v.Ready, ""},
+		{"ready line alone", args + ready, v.Ready, ""},
+		{"503s long after its ready line are not startup's", args + ready + late + late, v.Ready, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := readAll(t, strings.NewReader(tt.log), Options{})
+			if len(runs) != 1 {
+				t.Fatalf("got %d runs, want 1", len(runs))
+			}
+			if r := runs[0]; r.Verdict != tt.verdict || r.Cause != tt.cause {
+				t.Errorf("got %q/%q (%s), want %q/%q", r.Verdict, r.Cause, r.Summary, tt.verdict, tt.cause)
+			}
+		})
+	}
+}

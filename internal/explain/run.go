@@ -60,13 +60,19 @@ type runState struct {
 	// fatal is the line number of the first fatal line, or 0.
 	fatal int64
 	// up: the HTTP server said it is up (line number and time).
-	up    int64
-	upAt  time.Time
+	up   int64
+	upAt time.Time
 	// badRun counts the bad health answers in a row at the end of the
 	// answers seen in the log so far (0: the last one was good), bad the
 	// last of them.
 	badRun int
 	bad    judge.Health
+	// readyNo is the line of the ready verdict while the run is on
+	// probation (0: not), readyAt its time; badLines are the bad health
+	// answers seen on probation (badRunEnd at most).
+	readyNo  int64
+	readyAt  time.Time
+	badLines []string
 	// banners are the start banners this run printed (a few).
 	banners []string
 	// died: the run printed a start-up crash block (crash.go) ending in
@@ -99,7 +105,52 @@ func (st *runState) now() time.Time { return time.Unix(0, st.t) }
 // idle: the run is ready, so its further lines change nothing but its
 // line count and end.
 func (st *runState) idle() bool {
-	return st.result != nil && st.result.Verdict == v.Ready
+	return st.result != nil && st.result.Verdict == v.Ready && !st.probation()
+}
+
+// probation: the run printed its ready line a moment ago; the health
+// answers in its access log may still show it unhealthy.
+func (st *runState) probation() bool { return st.readyNo > 0 }
+
+// afterReady reads a line of a run on probation: a good health answer
+// confirms it ready, bad ones in a row make it a health failure, and the
+// probation ends after upSettle (by the stamps) or upSettleLines.
+func (st *runState) afterReady(l *span, now time.Time) {
+	if now.Sub(st.readyAt) >= upSettle || l.no-st.readyNo >= upSettleLines {
+		st.readyNo = 0
+		return
+	}
+	text := l.text
+	if strings.Contains(text, "HTTP/1.") || strings.Contains(text, "request: ") {
+		if h, ok := accessHealth(text); ok {
+			if h.State == judge.HealthOK {
+				st.readyNo = 0
+				return
+			}
+			st.badRun++
+			st.bad = h
+			st.badLines = append(st.badLines, clip(text, 300))
+			if st.badRun >= badRunEnd {
+				st.unhealthy()
+			}
+		}
+	}
+}
+
+// unhealthy turns a ready verdict into a health failure: after its ready
+// line the server's access log shows its health endpoint answering badly.
+func (st *runState) unhealthy() {
+	r := st.result
+	ev := append([]string{}, r.Evidence[:min(1, len(r.Evidence))]...)
+	ev = append(ev, st.badLines...)
+	phase := v.Serving
+	if n := len(st.spans); n >= 2 {
+		phase = st.spans[n-2].Phase // the one before ready
+	}
+	st.result = &judge.Result{Verdict: v.Failed, Cause: v.Health, Phase: phase, At: r.At,
+		Summary:  fmt.Sprintf("the server printed its ready line but /health then answered HTTP %d", st.bad.Code),
+		Evidence: ev, Hint: judge.UnhealthyHint, RuleID: "health.after_ready"}
+	st.readyNo = 0
 }
 
 // stampAt takes the stamp t (Unix ns) of the latest line.
@@ -120,7 +171,13 @@ func (st *runState) feed(l *span, m *meta, t int64) {
 	if m.flags&fDied != 0 && !st.died {
 		st.died, st.diedLine = true, strings.Clone(l.text)
 	}
-	if st.result != nil || m.flags&fSkip != 0 {
+	if st.result != nil {
+		if st.probation() {
+			st.afterReady(l, st.now())
+		}
+		return
+	}
+	if m.flags&fSkip != 0 {
 		return
 	}
 	if m.flags&fBanner != 0 && len(st.banners) < 4 {
@@ -168,6 +225,11 @@ func (st *runState) tick(now time.Time) bool {
 	}
 	st.result = r
 	st.drain()
+	if r.Verdict == v.Ready {
+		// See what the health answers say next (readyByUp has waited
+		// already and ends this).
+		st.readyNo, st.readyAt, st.badRun = st.last, now, 0
+	}
 	return true
 }
 
@@ -218,6 +280,7 @@ func (st *runState) readyByUp() {
 	st.j.Health(judge.Health{State: judge.HealthOK, Code: 200,
 		Seen: "[vigil] no error and no bad health answer in the log after the server said it listens"}, st.upAt)
 	st.tick(st.upAt)
+	st.readyNo = 0
 }
 
 // healthPaths are the endpoints whose answers tell the server's health.
@@ -349,10 +412,11 @@ func (st *runState) acceptsCrash(e string, t int64) bool {
 // processes, ended, or the banner is another server's. It does not when
 // this run is only a preamble (no banner yet: lines a starting server
 // printed before its banner). A run still starting takes further banners
-// of its own server: SGLang, vLLM and TGI print one banner per start,
-// though on lines of two kinds, so the same kind again is a restart;
+// of its own server only where they belong to one start: SGLang, vLLM and
+// TGI print one banner per start (SGLang may lead it with another);
 // llama.cpp prints several banner lines and TensorRT-LLM ranks each print
-// the version banner, so there only the very same banner again is.
+// the version banner, so there only the very same banner again is a
+// restart.
 func (st *runState) acceptsBanner(b string) bool {
 	if st.progressed() || st.ended() {
 		return true
@@ -365,12 +429,14 @@ func (st *runState) acceptsBanner(b string) bool {
 	}
 	switch st.server {
 	case "sglang", "vllm", "tgi":
-		// One banner per start, though it may take lines of two kinds
-		// (SGLang's launcher warning, then its ServerArgs): the same
-		// kind again is a restart.
-		k := runstart.BannerKind(b)
+		// One banner per start, though SGLang may lead it with another
+		// (its launcher warning): after a lead banner, the main one is
+		// the same start.
+		if runstart.IsLeadBanner(b) {
+			return true
+		}
 		for _, seen := range st.banners {
-			if runstart.BannerKind(seen) == k {
+			if !runstart.IsLeadBanner(seen) {
 				return true
 			}
 		}

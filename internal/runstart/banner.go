@@ -13,7 +13,7 @@ func IsBanner(msg string) bool {
 // process prints just before its banner (vLLM's platform detection), so
 // that a run's start includes it.
 func IsPreBanner(line string) bool {
-	if !strings.Contains(line, "Automatically detected platform") && !strings.Contains(line, "__init__.py") {
+	if !strings.Contains(line, "Automatically detected platform") && !strings.Contains(line, "__init__.py") && !strings.Contains(line, "[utils.py:") {
 		return false
 	}
 	return preBanner.MatchString(line)
@@ -31,8 +31,8 @@ func IsPreBanner(line string) bool {
 var (
 	bannerLits = []string{
 		"server_args=ServerArgs(", "still supported", // SGLang
-		"server version", "args: Namespace(", // vLLM
-		"ggml_cuda_init:", "load_backend:", "build: #", "main: build", "common_download_file", // llama.cpp
+		"server version", "args: Namespace(", "█  version ", // vLLM
+		"ggml_cuda_init:", "ggml_vulkan: Found ", "load_backend:", "build: #", "main: build", "common_download_file", // llama.cpp
 	}
 	// (Not "tensorrt-llm version" whole: every TensorRT-LLM line says
 	// "TRT-LLM", which would make the filter pass them all.)

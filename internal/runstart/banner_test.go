@@ -14,9 +14,12 @@ var bannerCases = []struct {
 	{"sglang", "[2026-05-24 00:52:39] server_args=ServerArgs(model_path='x')", true},
 	{"sglang old launcher", "WARNING: `python -m sglang.launch_server' is still supported, use `sglang serve`", true},
 	{"vllm", "(APIServer pid=1) INFO 05-19 10:00:00 [api_server.py:1839] vLLM API server version 0.11.0", true},
+	{"vllm logo", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:287]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.16.0", true},
+	{"vllm logo's model line", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:287]   █▄█▀ █     █     █     █  model   Qwen/Qwen3-8B", false},
 	{"vllm old", "INFO 01-14 03:08:50 api_server.py:528] args: Namespace(host=None)", true},
 	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {", true},
 	{"llama.cpp cuda", "ggml_cuda_init: found 1 CUDA devices:", true},
+	{"llama.cpp vulkan", "ggml_vulkan: Found 1 Vulkan devices:", true},
 	{"llama.cpp build", "build: 4798 (1782cdfe) with cc (GCC) 12.2.0 for x86_64-linux-gnu", true},
 	{"llama.cpp prefixed build", "0.00.000.100 I build: 4798 (1782cdfe)", true},
 	{"llama.cpp main build", "main: build = 4798 (1782cdfe)", true},
@@ -62,11 +65,20 @@ func TestMayBeBannerQuiet(t *testing.T) {
 }
 
 func TestIsPreBanner(t *testing.T) {
-	if !IsPreBanner("INFO 05-19 10:00:00 [__init__.py:216] Automatically detected platform cuda.") {
-		t.Errorf("vLLM's platform line is a pre-banner line")
+	tests := []struct {
+		name, line string
+		pre        bool
+	}{
+		{"vLLM's platform line", "INFO 05-19 10:00:00 [__init__.py:216] Automatically detected platform cuda.", true},
+		{"vLLM's logo, empty line", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:287] ", true},
+		{"vLLM's logo, top row", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:287]        █     █     █▄   ▄█", true},
+		{"a warning from an __init__.py", "/usr/lib/python3/torch/cuda/__init__.py:12: UserWarning: x", false},
+		{"vLLM's utils saying something", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:223] non-default args: {}", false},
 	}
-	if IsPreBanner("/usr/lib/python3/torch/cuda/__init__.py:12: UserWarning: x") {
-		t.Errorf("a warning from an __init__.py is not")
+	for _, tt := range tests {
+		if got := IsPreBanner(tt.line); got != tt.pre {
+			t.Errorf("%s: IsPreBanner = %v, want %v", tt.name, got, tt.pre)
+		}
 	}
 }
 

@@ -63,30 +63,23 @@ var banners = []struct {
 	re     *regexp.Regexp
 }{
 	{"sglang", regexp.MustCompile(`^server_args=ServerArgs\(|launch_server' is still supported`)},
-	{"vllm", regexp.MustCompile(`vLLM (API )?server version|^args: Namespace\(`)},
+	// (The logo's middle line: "▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.16.0".)
+	{"vllm", regexp.MustCompile(`vLLM (API )?server version|^args: Namespace\(|█  version \d`)},
 	{"tgi", regexp.MustCompile(`^Args \{`)},
-	{"llamacpp", regexp.MustCompile(`^ggml_cuda_init:|^load_backend:|^build: \d+|^main: build|^common_download_file`)},
+	{"llamacpp", regexp.MustCompile(`^ggml_cuda_init:|^ggml_vulkan: Found \d+ Vulkan devices|^load_backend:|^build: \d+|^main: build|^common_download_file`)},
 	{"trtllm", regexp.MustCompile(`(?i)tensorrt-llm version|\[TRT-LLM\].*Starting`)},
 }
 
 // preBanner lines are printed by a new process just before its banner.
-var preBanner = regexp.MustCompile(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py`)
+// vLLM's logo lines (its banner is the logo's "version" line) are
+// printed around it.
+var preBanner = regexp.MustCompile(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py|\[utils\.py:\d+\]\s*[█▄▀ ]*$`)
 
-// bannerKinds tell apart the banners one start of a server prints on
-// lines that need not be adjacent (SGLang's launcher warning, then its
-// ServerArgs); keep them in step with banners.
-var bannerKinds = []string{"ServerArgs(", "is still supported", "server version", "args: Namespace(", "Args {"}
-
-// BannerKind names the kind of the banner msg: the same kind again is
-// the server starting again, another kind may be the same start. A banner
-// of no listed kind is its own kind.
-func BannerKind(msg string) string {
-	for _, k := range bannerKinds {
-		if strings.Contains(msg, k) {
-			return k
-		}
-	}
-	return msg
+// IsLeadBanner reports whether the banner msg is one a server prints
+// ahead of its main banner in the same start (SGLang's warning about its
+// old launcher, lines before its ServerArgs).
+func IsLeadBanner(msg string) bool {
+	return strings.Contains(msg, "launch_server' is still supported")
 }
 
 func isBanner(msg string) bool { return BannerServer(msg) != "" }
