@@ -53,8 +53,11 @@ func FuzzReadEntries(f *testing.F) {
 			return
 		}
 		// Joined entries are at most the input's bytes (an array message
-		// spells each byte with at least one digit and a comma).
-		if msgs > len(data) {
+		// spells each byte with at least one digit and a comma), except
+		// that a string message's invalid UTF-8 byte decodes to U+FFFD,
+		// three bytes. (journalctl writes a message that is not UTF-8 as
+		// an array, so that only happens to input it did not write.)
+		if msgs > 3*len(data) {
 			t.Fatalf("%d message bytes out of %d input bytes", msgs, len(data))
 		}
 	})
