@@ -579,3 +579,60 @@ func TestDiskFull(t *testing.T) {
 			len(faultSGLangKVOOM), v.excerpt())
 	}
 }
+
+// TestEarlierServerOnThePort: an earlier TensorRT-LLM server still answers
+// 200 on the port while a new one starts; TensorRT-LLM binds last, so the
+// new one loads and then fails to bind. The 200s are not the new server's
+// readiness: vigil names the earlier server and reports the bind failure.
+func TestEarlierServerOnThePort(t *testing.T) {
+	needVigil(t)
+	t.Parallel()
+	takeSlot(t)
+	root := repoRoot(t)
+	sb := newSandbox(t)
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+
+	oldPidfile := sb.path("old.pid")
+	killPidfileGroupAtEnd(t, oldPidfile)
+	old := exec.Command(vigilBin, "play", filepath.Join(root, "testdata/scenarios/trtllm-ready-llama31-8b-pytorch.json"),
+		"--port", strconv.Itoa(port), "--pidfile", oldPidfile, "--", "trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct")
+	old.Env = sb.env
+	old.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := old.Start(); err != nil {
+		t.Fatal(err)
+	}
+	oldEnd := make(chan struct{})
+	go func() { _ = old.Wait(); close(oldEnd) }()
+	t.Cleanup(func() { killGroup(old.Process.Pid); <-oldEnd })
+	up := waitUntil(30*time.Second, func() bool {
+		resp, err := http.Get(url + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if !up {
+		t.Fatal("the earlier server never answered 200")
+	}
+
+	newPidfile := sb.path("new.pid")
+	killPidfileGroupAtEnd(t, newPidfile)
+	v := startVigil(t, sb.env, "run", "--json", "--url", url, "--stall-after", "5s", "--timeout", "30s", "--",
+		vigilBin, "play", filepath.Join(root, "testdata/scenarios/trtllm-port-in-use-bind-failed.json"),
+		"--port", strconv.Itoa(freePort(t)), "--pidfile", newPidfile, "--", "trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct")
+	if !v.wait(t, 60*time.Second) {
+		t.Fatalf("vigil did not finish\n%s", v.excerpt())
+	}
+	_, verdict, _ := parseEvents(v.stdout.Bytes())
+	if verdict == nil || verdict.str("verdict") != "failed" || verdict.str("cause") != "port_in_use" {
+		t.Fatalf("want failed/port_in_use, not the earlier server's readiness\n%s", v.excerpt())
+	}
+	if want := fmt.Sprintf("held by another server, pid %d", old.Process.Pid); !strings.Contains(v.stdout.String(), want) {
+		t.Errorf("no note %q naming the earlier server\n%s", want, v.excerpt())
+	}
+	if !alive(old.Process.Pid) {
+		t.Errorf("the earlier server (pid %d) died: vigil must not touch it", old.Process.Pid)
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -325,12 +326,100 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 // probeHealth polls the health endpoint of the server kind known at the
 // start (every kind's is /health today). It must not ask the judge, which
 // belongs to the session goroutine.
-func (j *judging) probeHealth(ctx context.Context, base, kind string) {
+//
+// With the server's pid (0: unknown), a 200 from a local port is checked
+// once: when the listening socket is held outside the server's process
+// tree by another inference server (an earlier one still on the port),
+// its answers are HealthForeign and a note names it, until the server's
+// own tree holds the port. Any other holder (docker-proxy, a port
+// forward) or one that cannot be told leaves the answers as they are.
+func (j *judging) probeHealth(ctx context.Context, base, kind string, pid int) {
 	path := classify.Lookup(kind).HealthPath
 	if path == "" {
 		path = "/health"
 	}
-	health.New(base, path).Run(ctx, j.healthCh)
+	port, local := localPort(base)
+	if !local || pid <= 0 {
+		health.New(base, path).Run(ctx, j.healthCh)
+		return
+	}
+	probes := make(chan judge.Health, 1)
+	go health.New(base, path).Run(ctx, probes)
+	fsys := procstat.FS{}
+	checked, foreign := false, false
+	for {
+		var h judge.Health
+		select {
+		case <-ctx.Done():
+			return
+		case h = <-probes:
+		}
+		if h.State == judge.HealthOK && (!checked || foreign) {
+			tree, err := fsys.Tree(pid)
+			held := procstat.HolderUnknown
+			if err == nil {
+				held = fsys.PortHolder(port, tree)
+			}
+			switch {
+			case held != procstat.HolderOther:
+				foreign = false
+			case !checked:
+				if other := fsys.PortListener(port, tree); other > 0 && classify.DetectCommand(cmdline(other)) != "" {
+					foreign = true
+					select {
+					case j.notes <- fmt.Sprintf("port %d answers 200 but is held by another server, pid %d (%s): its answers do not count", port, other, cmdlineText(other)):
+					default:
+					}
+				}
+			}
+			checked = true
+			if foreign {
+				h.State = judge.HealthForeign
+			}
+		}
+		select {
+		case j.healthCh <- h:
+		default:
+		}
+	}
+}
+
+// localPort returns the port of a base URL on this host (loopback, the
+// unspecified address, or an address of one of its interfaces).
+func localPort(base string) (int, bool) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return 0, false
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		switch u.Scheme {
+		case "http":
+			port = 80
+		case "https":
+			port = 443
+		default:
+			return 0, false
+		}
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return port, true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return 0, false
+	}
+	if ip.IsLoopback() || ip.IsUnspecified() {
+		return port, true
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return port, true
+		}
+	}
+	return 0, false
 }
 
 // run drives the session until a verdict or ctx ends.

@@ -195,7 +195,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	srcCtx, stopSources := context.WithCancel(ctx)
 	defer stopSources()
 	go j.followLog(srcCtx, logPath, offset, false, &emitted)
-	go j.probeHealth(srcCtx, base, kind)
+	go j.probeHealth(srcCtx, base, kind, proc.Pid)
 	go j.sampleActivity(srcCtx, proc.Pid, procstat.DefaultHFHome(env.Getenv))
 	go j.sampleGPU(srcCtx)
 	go j.watchDisk(srcCtx, logPath)

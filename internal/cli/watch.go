@@ -146,7 +146,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		go j.followLog(srcCtx, opts.log, offset, true, &emitted)
 		go j.watchDisk(srcCtx, opts.log)
 	}
-	go j.probeHealth(srcCtx, base, kind)
+	go j.probeHealth(srcCtx, base, kind, opts.pid)
 	if opts.pid > 0 {
 		go j.sampleActivity(srcCtx, opts.pid, procstat.DefaultHFHome(env.Getenv))
 		go j.sampleGPU(srcCtx)

@@ -76,6 +76,9 @@ const (
 	HealthOther    HealthState = "status"   // any other status
 	HealthNone     HealthState = "no_endpoint"
 	HealthError    HealthState = "error" // timeout, reset, ...
+	// HealthForeign is a 200 from a process that is not the server (an
+	// earlier server still holding the port): no sign of this server.
+	HealthForeign HealthState = "foreign"
 )
 
 // Health is one probe result.

@@ -3,6 +3,7 @@
 package procstat
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -153,4 +154,34 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestLivePortHolder: the test process listens on a port; it holds it, a
+// child of its own (the "sleep") does not, and a port nobody listens on
+// cannot be told.
+func TestLivePortHolder(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	self, child := os.Getpid(), startSleep(t)
+	var fsys FS
+	if got := fsys.PortHolder(port, []int{self, child}); got != HolderTree {
+		t.Errorf("the listening tree: %v, want HolderTree", got)
+	}
+	got, holder := fsys.PortHolder(port, []int{child}), fsys.PortListener(port, []int{child})
+	if got != HolderOther || holder != self {
+		t.Errorf("another tree: %v held by %d, want HolderOther held by %d", got, holder, self)
+	}
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	freePort := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	if got := fsys.PortHolder(freePort, []int{self}); got != HolderUnknown {
+		t.Errorf("a port nobody listens on: %v, want HolderUnknown", got)
+	}
 }

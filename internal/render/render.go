@@ -253,6 +253,8 @@ func healthText(d map[string]any) string {
 		return fmt.Sprintf("no health endpoint (%d)", code)
 	case string(judge.HealthError):
 		return "no answer"
+	case string(judge.HealthForeign):
+		return fmt.Sprintf("%d from another process on the port", code)
 	}
 	return fmt.Sprintf("HTTP %d", code)
 }
