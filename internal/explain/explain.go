@@ -189,6 +189,13 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	out := func(run *Run) {
 		n++
 		run.Index = n
+		if n == 1 && run.FirstLine > 1 {
+			// Only empty segments ended by "\r" (dropped, as the live
+			// splitter drops them) come before the first run: they are
+			// its lines too, so that the runs cover the file.
+			run.Lines += run.FirstLine - 1
+			run.FirstLine, run.Offset = 1, 0
+		}
 		emit(run)
 	}
 	var open *runState
