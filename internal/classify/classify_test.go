@@ -72,6 +72,8 @@ func TestClassifyFailures(t *testing.T) {
 		{"safetensors header", "vllm", "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge", v.ModelLoad, false, true},
 		{"llama load exit", "llamacpp", "main: exiting due to model loading error", v.ModelLoad, true, true},
 		{"uvicorn bind", "sglang", "[2026-11-29 10:00:00] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use", v.PortInUse, true, true},
+		{"llama.cpp download failed", "llamacpp", "E common_download_file_single_online: download failed after 3 attempts", v.ModelLoad, false, true},
+		{"hub cdn reset", "vllm", "Error while downloading from https://cas-bridge.xethub.hf.co/xet-bridge-us/abc: ('Connection broken: ConnectionResetError(104, 'Connection reset by peer')')", v.ModelLoad, false, true},
 		{"trtllm executor oom", "trtllm", "[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory.", v.GPUOOM, false, true},
 		{"trtllm bind", "trtllm", "RuntimeError: Failed to bind socket to localhost:8000: [Errno 98] Address already in use", v.PortInUse, true, true},
 		{"ninja", "sglang", "RuntimeError: Ninja build failed. Ninja output:", v.KernelBuild, false, true},

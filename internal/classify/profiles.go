@@ -197,6 +197,8 @@ var llamacpp = &Profile{
 	Failures: []FailureRule{
 		{ID: "llamacpp.bind", Matcher: lit("couldn't bind HTTP server socket"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 			Hint: "another process listens on the port: stop it or choose another --port"},
+		{ID: "llamacpp.download", Matcher: re("download failed after|failed to download", `download failed after \d+ attempts|failed to download (model|file)`), Cause: v.ModelLoad, Title: "the model could not be downloaded",
+			Hint: "check the network path to the Hub (proxy, HF_ENDPOINT) and free disk space in the cache (LLAMA_CACHE), or download the GGUF ahead of time and pass it with -m"},
 		{ID: "llamacpp.load_exit", Matcher: lit("exiting due to model loading error"), Cause: v.ModelLoad, Fatal: true, Title: "the model could not be loaded",
 			Hint: "read the loader's error above: a missing, truncated or unsupported GGUF file (re-download it), or a build too old for the model"},
 		{ID: "llamacpp.http_exit", Matcher: lit("exiting due to HTTP server error"), Fatal: true, Title: "the HTTP server failed to start"},

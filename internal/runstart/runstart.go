@@ -88,10 +88,23 @@ func isBanner(msg string) bool { return BannerServer(msg) != "" }
 func BannerServer(msg string) string {
 	for _, b := range banners {
 		if b.re.MatchString(msg) {
+			if b.server == "llamacpp" && downloadTrouble(msg) {
+				return "" // a retry or failure in the middle of a download
+			}
 			return b.server
 		}
 	}
 	return ""
+}
+
+// downloadTrouble: a llama.cpp download line that reports a retry or a
+// failure, not the start of a download.
+func downloadTrouble(msg string) bool {
+	if !strings.HasPrefix(msg, "common_download_file") {
+		return false
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "retry") || strings.Contains(m, "fail") || strings.Contains(m, "error")
 }
 
 // Find reads the existing content r (up to in.Size bytes) and decides.
