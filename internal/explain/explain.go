@@ -108,6 +108,9 @@ const (
 	// t0Lookahead: a run whose first line carries no stamp starts at the
 	// first stamp among its next lines.
 	t0Lookahead = 64
+	// restartNear and restartPause shape a restart's preamble (preamble).
+	restartNear  = 5 * time.Second
+	restartPause = 30 * time.Second
 )
 
 // meta is what a worker learns about a line before judging.
@@ -255,7 +258,7 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 // one.
 func (c *chunk) judge(o *Options, st *stamper) {
 	defer close(c.done)
-	c.learn()
+	c.learn(st)
 	c.first = -1
 	for i := range c.meta {
 		if c.meta[i].flags&fStart != 0 {
@@ -384,8 +387,9 @@ func (c *chunk) t0(i int, sp *stamper) int64 {
 	return 0
 }
 
-// learn reads each line's banner and redraw status.
-func (c *chunk) learn() {
+// learn reads each line's banner and redraw status, and marks where runs
+// may start.
+func (c *chunk) learn(sp *stamper) {
 	if cap(c.meta) < len(c.lines) {
 		c.meta = make([]meta, len(c.lines))
 	}
@@ -414,6 +418,9 @@ func (c *chunk) learn() {
 			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && runstart.IsPreBanner(c.lines[s-1].text) {
 				s--
 			}
+			if crash < 0 {
+				s = c.preamble(s, sp)
+			}
 			c.meta[s].flags |= fStart
 			if crash >= 0 && c.meta[s].flags&fBanner == 0 {
 				c.meta[s].flags |= fCrash
@@ -424,6 +431,38 @@ func (c *chunk) learn() {
 			m.flags |= fSkip
 		}
 	}
+}
+
+// preamble moves a run's start at line s back over the few lines a
+// restarting server printed just before its banner (a library's note, a
+// default it chose): lines stamped within restartNear of the start, after
+// a pause of at least restartPause since the stamped line before them
+// (at most t0Lookahead lines back). Unstamped lines between the pause and
+// those lines (the end of a traceback) stay with the run before; without
+// such a pause the start stays at s.
+func (c *chunk) preamble(s int, sp *stamper) int {
+	tb := c.stamp(s, sp)
+	if tb == 0 {
+		return s
+	}
+	start, near := s, 0
+	for k := s - 1; k >= 0 && s-k <= t0Lookahead && near <= preBannerMax; k-- {
+		if c.meta[k].flags&(fBanner|fStart) != 0 {
+			return s
+		}
+		tk := c.stamp(k, sp)
+		switch d := time.Duration(tb - tk); {
+		case tk == 0:
+		case d <= restartNear && d >= 0:
+			start = k
+			near++
+		case d >= restartPause:
+			return start
+		default:
+			return s
+		}
+	}
+	return s
 }
 
 // redraw reports whether line i ended with a bare "\r" that line i+1

@@ -89,7 +89,7 @@ func announced(t *testing.T, sc *scenario.Scenario) bool {
 	scenlog.Write(&buf, sc, start)
 	c := &chunk{}
 	c.lines = newSplitter().split(buf.String(), nil)
-	c.learn()
+	c.learn(newStamper(time.Local, now))
 	for i := range c.meta {
 		if c.meta[i].flags&(fBanner|fCrash) != 0 {
 			return true

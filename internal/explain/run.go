@@ -318,7 +318,8 @@ func accessHealth(line string) (judge.Health, bool) {
 	switch {
 	case code >= 200 && code < 300:
 		return judge.Health{State: judge.HealthOK, Code: code}, true
-	case !healthPaths[path]:
+	case !healthPaths[path], code == 401 || code == 403:
+		// A refused API key says nothing about the server's health.
 		return judge.Health{}, false
 	case code == 503:
 		return judge.Health{State: judge.HealthStarting, Code: code}, true
