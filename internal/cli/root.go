@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vigil/internal/buildinfo"
 	"vigil/internal/verdict"
 )
 
@@ -64,7 +65,9 @@ stalled or timeout.
 Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Read().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(env.IO.Out)
 	root.SetErr(env.IO.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -80,6 +83,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newHistoryCmd(env),
 		newDiffCmd(env),
 		newExplainCmd(env),
+		newVersionCmd(env),
 	)
 	return root
 }

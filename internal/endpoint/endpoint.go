@@ -1,0 +1,70 @@
+// Package endpoint parses the server addresses users give on the command
+// line. Every command accepts the same forms and says the same thing about a
+// bad one: a full URL (http://host:port/prefix), host:port, or :port (the
+// local host), as wait4x and curl users expect.
+package endpoint
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Parse returns the base URL of a server: scheme, host, port and any path
+// prefix, without a trailing slash or a trailing /v1 (the OpenAI paths are
+// appended to it). A bare host:port or :port gets http://; :port means
+// 127.0.0.1.
+func Parse(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	bad := func(why string) error {
+		return fmt.Errorf("--url %q: %s (want http://HOST:PORT, HOST:PORT or :PORT)", raw, why)
+	}
+	if s == "" {
+		return "", bad("empty")
+	}
+	if !strings.Contains(s, "://") {
+		if strings.HasPrefix(s, ":") {
+			s = "127.0.0.1" + s
+		}
+		host, port, err := net.SplitHostPort(strings.TrimRight(s, "/"))
+		if err != nil || host == "" {
+			return "", bad("not a URL or HOST:PORT")
+		}
+		if err := checkPort(port); err != nil {
+			return "", bad(err.Error())
+		}
+		s = "http://" + net.JoinHostPort(host, port)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", bad("not a URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", bad("the scheme must be http or https")
+	}
+	if u.Hostname() == "" {
+		return "", bad("no host")
+	}
+	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
+		if err := checkPort(p); err != nil {
+			return "", bad(err.Error())
+		}
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return "", bad("a query or fragment is not allowed")
+	}
+	p := strings.TrimRight(u.Path, "/")
+	p = strings.TrimSuffix(p, "/v1")
+	u.Path, u.RawPath = p, ""
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func checkPort(p string) error {
+	n, err := strconv.Atoi(p)
+	if err != nil || n <= 0 || n > 65535 {
+		return fmt.Errorf("bad port %q", p)
+	}
+	return nil
+}

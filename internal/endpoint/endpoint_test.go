@@ -1,0 +1,48 @@
+package endpoint
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, in, want, err string
+	}{
+		{"full URL", "http://127.0.0.1:30000", "http://127.0.0.1:30000", ""},
+		{"trailing slash", "http://127.0.0.1:30000/", "http://127.0.0.1:30000", ""},
+		{"v1 suffix", "http://h:8000/v1/", "http://h:8000", ""},
+		{"prefix kept", "https://gw.example/llm/v1", "https://gw.example/llm", ""},
+		{"host and port", "127.0.0.1:30000", "http://127.0.0.1:30000", ""},
+		{"name and port", "localhost:8080", "http://localhost:8080", ""},
+		{"port only", ":8000", "http://127.0.0.1:8000", ""},
+		{"IPv6 host and port", "[::1]:8000", "http://[::1]:8000", ""},
+		{"spaces", "  :8000 ", "http://127.0.0.1:8000", ""},
+		{"empty", "", "", "empty"},
+		{"bare host", "localhost", "", "not a URL or HOST:PORT"},
+		{"bad port", "host:99999", "", `bad port "99999"`},
+		{"bad port in URL", "http://h:0", "", `bad port "0"`},
+		{"empty port in URL", "http://h:", "", `bad port ""`},
+		{"other scheme", "ftp://h:21", "", "the scheme must be http or https"},
+		{"no host", "http://:8000", "", "no host"},
+		{"query", "http://h:1/?x=1", "", "a query or fragment"},
+		{"words", "not a url", "", "not a URL or HOST:PORT"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Parse(tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Parse(%q) = %q, %v; want error containing %q", tc.in, got, err, tc.err)
+				}
+				if !strings.Contains(err.Error(), "want http://HOST:PORT, HOST:PORT or :PORT") {
+					t.Fatalf("error %q does not say what is wanted", err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("Parse(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}
