@@ -1,0 +1,107 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"vigil/internal/history"
+	"vigil/internal/srvconfig"
+)
+
+// Change is one configuration key that differs between two startups.
+type Change struct {
+	Key string
+	// Kind is "changed", "added" (only in the newer) or "removed" (only in
+	// the older).
+	Kind     string
+	Old, New string
+}
+
+// ConfigChanges lists the keys that differ from old to cur: changed and
+// added keys in cur's print order, then removed ones in old's.
+func ConfigChanges(old, cur srvconfig.Config) []Change {
+	om, cm := old.Map(), cur.Map()
+	var out []Change
+	seen := map[string]bool{}
+	for _, kv := range cur {
+		if seen[kv.Key] {
+			continue
+		}
+		seen[kv.Key] = true
+		was, ok := om[kv.Key]
+		switch {
+		case !ok:
+			out = append(out, Change{Key: kv.Key, Kind: "added", New: cm[kv.Key]})
+		case was != cm[kv.Key]:
+			out = append(out, Change{Key: kv.Key, Kind: "changed", Old: was, New: cm[kv.Key]})
+		}
+	}
+	for _, kv := range old {
+		if _, ok := cm[kv.Key]; !ok && !seen[kv.Key] {
+			seen[kv.Key] = true
+			out = append(out, Change{Key: kv.Key, Kind: "removed", Old: om[kv.Key]})
+		}
+	}
+	return out
+}
+
+type driftView struct {
+	// First: no earlier startup of this model on this host.
+	First bool
+	// Against names the earlier startup.
+	PrevID     int64
+	PrevAnchor string
+	PrevWhen   string
+	PrevShown  bool // whether the earlier startup is in the report too
+	Summary    string
+	// Lines are the changes shown at once; More the rest, folded.
+	Lines, More []changeLine
+	// Version and verdict changes, when they differ.
+	Version, Verdict string
+}
+
+type changeLine struct {
+	Sign, Class, Key, Old, New string
+	OldTitle, NewTitle         string
+}
+
+// driftShown is how many changes show before the rest are folded away.
+const driftShown = 12
+
+func driftOf(prev, cur history.Startup, loc *time.Location) driftView {
+	d := driftView{PrevID: prev.ID, PrevAnchor: anchor(prev.ID), PrevWhen: prev.StartedAt.In(loc).Format("2006-01-02 15:04")}
+	if prev.Version != cur.Version {
+		d.Version = dash(prev.Version) + " → " + dash(cur.Version)
+	}
+	if headline(prev) != headline(cur) {
+		d.Verdict = headline(prev) + " → " + headline(cur)
+	}
+	changes := ConfigChanges(prev.Config, cur.Config)
+	var nc, na, nr int
+	for i, c := range changes {
+		l := changeLine{Key: clip(c.Key, 120), Old: clip(c.Old, 160), New: clip(c.New, 160),
+			OldTitle: clip(c.Old, 2000), NewTitle: clip(c.New, 2000)}
+		switch c.Kind {
+		case "changed":
+			l.Sign, l.Class = "~", "chg"
+			nc++
+		case "added":
+			l.Sign, l.Class = "+", "add"
+			na++
+		default:
+			l.Sign, l.Class = "−", "del"
+			nr++
+		}
+		if i < driftShown {
+			d.Lines = append(d.Lines, l)
+		} else {
+			d.More = append(d.More, l)
+		}
+	}
+	if len(changes) == 0 {
+		d.Summary = "same configuration"
+	} else {
+		d.Summary = fmt.Sprintf("%d changed, %d added, %d removed", nc, na, nr)
+	}
+	return d
+}
