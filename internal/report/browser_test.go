@@ -88,7 +88,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	dom, logs := runChromium(t, bin, page, "--dump-dom")
-	for _, bad := range []string{"Content Security Policy", "Refused to", "ERR_", "Uncaught"} {
+	for _, bad := range []string{"CONSOLE", "Content Security Policy", "violates", "Refused to", "ERR_", "Uncaught"} {
 		if strings.Contains(logs, bad) {
 			t.Errorf("chromium reported %q loading the page:\n%s", bad, tail(logs, 3000))
 		}
@@ -140,6 +140,32 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("screenshot %s: %v, %v bytes", out, err, fi)
 		}
 		t.Logf("screenshot written to %s", out)
+	}
+}
+
+// TestBrowserKeepsLogTextText loads a report whose every field holds markup
+// and checks that the browser built no element from it.
+func TestBrowserKeepsLogTextText(t *testing.T) {
+	bin := chromium()
+	if bin == "" {
+		t.Skip("no chromium on PATH (apt-get install chromium, or set VIGIL_CHROMIUM): the report is not checked in a browser")
+	}
+	st := history.Startup{ID: 1, Server: hostile, Model: hostile, Verdict: "failed", Cause: hostile, Phase: hostile,
+		Summary: hostile, LogPath: hostile, Host: hostile, Config: cfg(hostile, hostile),
+		Phases: ph("weights", 3.0, hostile, 1.0), TotalSeconds: 4}
+	page := filepath.Join(t.TempDir(), "report.html")
+	if err := WriteFile(page, Input{Startups: []history.Startup{st}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := runChromium(t, bin, page, "--dump-dom")
+	lower := strings.ToLower(dom)
+	for _, el := range []string{"<script", "<img"} {
+		if strings.Contains(lower, el) {
+			t.Errorf("the browser built a %s> element from log text", el)
+		}
+	}
+	if !strings.Contains(dom, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the log text is not shown as text:\n%s", tail(dom, 2000))
 	}
 }
 

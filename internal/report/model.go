@@ -329,14 +329,15 @@ func compareChart(list []history.Startup, axisMax float64) compareView {
 // tickSteps are the axis steps people read easily, in seconds.
 var tickSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400}
 
-// ticks places about 4 to 10 labelled ticks on an axis of total seconds.
+// ticks places at most 9 labelled ticks, 0 included, on an axis of total
+// seconds.
 func ticks(total, x0, scale, width float64) []tickView {
 	if total <= 0 || scale <= 0 {
 		return nil
 	}
 	step := tickSteps[len(tickSteps)-1]
 	for _, s := range tickSteps {
-		if total/s <= 10 {
+		if total/s <= 8 {
 			step = s
 			break
 		}
