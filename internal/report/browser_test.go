@@ -16,7 +16,10 @@ import (
 	"vigil/internal/history"
 )
 
-var screenshot = flag.String("screenshot", "", "also save a screenshot of the demo report to this `PNG` file (see docs/report-screenshot.sh)")
+var (
+	screenshot = flag.String("screenshot", "", "also save a screenshot of the demo report to this `PNG` file (see docs/report-screenshot.sh)")
+	shotHeight = flag.Int("screenshot-height", 2200, "the screenshot's height in `pixels` (its width is 1280)")
+)
 
 // chromium finds a headless-capable Chromium: $VIGIL_CHROMIUM, else the
 // usual names on PATH.
@@ -135,7 +138,7 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runChromium(t, bin, page, "--screenshot="+out, "--window-size=1280,2200", "--hide-scrollbars", "--force-device-scale-factor=1")
+		runChromium(t, bin, page, "--screenshot="+out, "--window-size=1280,"+strconv.Itoa(*shotHeight), "--hide-scrollbars", "--force-device-scale-factor=1")
 		if fi, err := os.Stat(out); err != nil || fi.Size() < 10_000 {
 			t.Fatalf("screenshot %s: %v, %v bytes", out, err, fi)
 		}

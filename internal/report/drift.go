@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"vigil/internal/history"
@@ -98,10 +99,18 @@ func driftOf(prev, cur history.Startup, loc *time.Location) driftView {
 			d.More = append(d.More, l)
 		}
 	}
-	if len(changes) == 0 {
-		d.Summary = "same configuration"
-	} else {
-		d.Summary = fmt.Sprintf("%d changed, %d added, %d removed", nc, na, nr)
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		word string
+	}{{nc, "changed"}, {na, "added"}, {nr, "removed"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
+		}
+	}
+	d.Summary = "same configuration"
+	if len(parts) > 0 {
+		d.Summary = strings.Join(parts, ", ")
 	}
 	return d
 }

@@ -199,7 +199,7 @@ func TestDriftFoldsLongLists(t *testing.T) {
 		cur = append(cur, srvconfig.KV{Key: fmt.Sprintf("k%02d", i), Value: "1"})
 	}
 	d := driftOf(history.Startup{ID: 1, Config: old}, history.Startup{ID: 2, Config: cur}, time.UTC)
-	if len(d.Lines) != driftShown || len(d.More) != 20-driftShown || d.Summary != "20 changed, 0 added, 0 removed" {
+	if len(d.Lines) != driftShown || len(d.More) != 20-driftShown || d.Summary != "20 changed" {
 		t.Errorf("%d shown, %d folded, %q", len(d.Lines), len(d.More), d.Summary)
 	}
 }
@@ -440,5 +440,20 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "no", "such", "dir.html"), in, Options{}); err == nil {
 		t.Error("writing into a missing directory gave no error")
+	}
+}
+
+func TestDriftSummary(t *testing.T) {
+	prev := history.Startup{ID: 4, Version: "0.5.5", Verdict: "ready", Config: cfg("a", "1", "b", "2")}
+	cur := history.Startup{ID: 5, Version: "0.5.6", Verdict: "failed", Cause: "cuda", Phase: "cuda_graph", Config: cfg("a", "9")}
+	d := driftOf(prev, cur, time.UTC)
+	if d.Summary != "1 changed, 1 removed" || d.Version != "0.5.5 → 0.5.6" || d.Verdict != "ready → failed (cuda) in cuda_graph" {
+		t.Errorf("summary %q, version %q, verdict %q", d.Summary, d.Version, d.Verdict)
+	}
+	if len(d.Lines) != 2 || d.Lines[0].Sign != "~" || d.Lines[1].Sign != "−" || d.Lines[1].Old != "2" {
+		t.Errorf("lines %+v", d.Lines)
+	}
+	if same := driftOf(prev, prev, time.UTC); same.Summary != "same configuration" || same.Version != "" || same.Verdict != "" {
+		t.Errorf("against itself: %+v", same)
 	}
 }
