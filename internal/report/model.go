@@ -19,6 +19,7 @@ import (
 // The view model: everything the template shows, computed here so that the
 // template only places it. Coordinates are SVG user units.
 
+// pageView is the whole page.
 type pageView struct {
 	Title     string
 	Generated string
@@ -39,6 +40,7 @@ type countView struct {
 
 type legendItem struct{ Name, Class string }
 
+// startupView is one startup's article.
 type startupView struct {
 	ID                         int64
 	Anchor                     string
@@ -63,16 +65,13 @@ type chipView struct{ Name, Class, Secs string }
 // --- geometry ---
 
 const (
-	svgWidth = 1000.0
-
-	// The comparison chart: labels on the left, bars on one axis, verdict
-	// text after each bar.
-	cmpLabelW = 250.0
-	cmpBarX   = 260.0
-	cmpBarW   = 540.0
-	cmpRowH   = 30.0
-	cmpBarH   = 16.0
-	cmpTop    = 26.0
+	// The comparison chart (1000 units wide): labels on the left, bars on
+	// one axis, verdict text after each bar.
+	cmpBarX = 260.0
+	cmpBarW = 540.0
+	cmpRowH = 30.0
+	cmpBarH = 16.0
+	cmpTop  = 26.0
 
 	// A startup's own timeline.
 	tlBarX = 10.0
@@ -82,6 +81,7 @@ const (
 	tlH    = 78.0
 )
 
+// rectView is one phase's bar; Fail marks the phase a startup stopped in.
 type rectView struct {
 	X, Y, W, H     float64
 	Class          string
@@ -96,15 +96,15 @@ type tickView struct {
 	Label string
 }
 
+// markView is where a startup ended: a line at X from Y1 to Y2 and its
+// verdict as Text at (TextX, Y), anchored "start" or "end".
 type markView struct {
-	X, Y     float64
-	Text     string
-	Class    string
-	TextX    float64
-	Anchor   string
-	Y1, Y2   float64
-	Glyph    string
-	HasGlyph bool
+	X, Y   float64
+	Text   string
+	Class  string
+	TextX  float64
+	Anchor string
+	Y1, Y2 float64
 }
 
 type timelineView struct {
@@ -496,18 +496,17 @@ type benchChart struct {
 }
 
 type benchRow struct {
-	Y, TextY   float64
-	BaseY2     float64
-	Label      string
-	W          float64
-	Class      string
-	BaseX      float64
-	HasBase    bool
-	Value      string
-	ValueX     float64
-	Title      string
-	BaseTitle  string
-	BaseLabelX float64
+	Y, TextY  float64
+	BaseY2    float64
+	Label     string
+	W         float64
+	Class     string
+	BaseX     float64
+	HasBase   bool
+	Value     string
+	ValueX    float64
+	Title     string
+	BaseTitle string
 }
 
 const (
