@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -80,6 +81,7 @@ func driftOf(prev, cur history.Startup, loc *time.Location) driftView {
 	changes := ConfigChanges(prev.Config, cur.Config)
 	var nc, na, nr int
 	for i, c := range changes {
+		c.Old, c.New = hideSecret(c.Key, c.Old), hideSecret(c.Key, c.New)
 		l := changeLine{Key: clip(c.Key, 120), Old: clip(c.Old, 160), New: clip(c.New, 160),
 			OldTitle: clip(c.Old, 2000), NewTitle: clip(c.New, 2000)}
 		switch c.Kind {
@@ -114,3 +116,34 @@ func driftOf(prev, cur history.Startup, loc *time.Location) driftView {
 	}
 	return d
 }
+
+// secretKey matches configuration keys whose values are credentials: an
+// API key, a token, a password or secret. Servers print them with their
+// arguments; a report is made to be passed around.
+var secretKey = regexp.MustCompile(`(?i)(^|[_.-])(api[_-]?key|apikey|token|hf[_-]?token|access[_-]?token|secret|secret[_-]?key|password|passwd|credentials?|authorization)($|[_.-])`)
+
+// secretValue matches values that are credentials whatever their key: an
+// OpenAI-style or Hugging Face token.
+var secretValue = regexp.MustCompile(`^['"]?(sk-|hf_)[A-Za-z0-9_-]{8,}`)
+
+// hidden is what a report shows instead of a credential.
+const hidden = "(hidden)"
+
+// hideSecret returns v, or [hidden] when it is a credential. Unset values
+// (None, empty) stay, so the report still says whether one was given.
+func hideSecret(key, v string) string {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), `'"`)) {
+	case "", "none", "null", "nil":
+		return v
+	}
+	if secretKey.MatchString(key) || secretValue.MatchString(strings.TrimSpace(v)) {
+		return hidden
+	}
+	return v
+}
+
+// tokenInText finds credentials inside free text (a summary, a warning).
+var tokenInText = regexp.MustCompile(`\b(sk-|hf_)[A-Za-z0-9_-]{16,}`)
+
+// scrub hides the credentials in a text.
+func scrub(s string) string { return tokenInText.ReplaceAllString(s, hidden) }

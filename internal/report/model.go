@@ -221,7 +221,7 @@ func startupOf(st history.Startup, loc *time.Location) startupView {
 		ID: st.ID, Anchor: anchor(st.ID), Verdict: dash(st.Verdict), VerdictClass: verdictClass(st.Verdict),
 		Headline: headline(st), Server: dash(serverWithVersion(st)), Model: dash(st.Model),
 		When: st.StartedAt.In(loc).Format("2006-01-02 15:04:05 MST"), Total: secs(st.TotalSeconds),
-		Summary: clip(st.Summary, 600), LogPath: clip(st.LogPath, 300),
+		Summary: clip(scrub(st.Summary), 600), LogPath: clip(st.LogPath, 300),
 	}
 	if st.Host != "" {
 		sv.Where = st.Host
@@ -700,7 +700,7 @@ func notesOf(raw json.RawMessage) ([]noteView, bool) {
 	var out []noteView
 	for _, it := range list {
 		if text, detail, n, ok := item(it, noteText, noteDetail); ok {
-			out = append(out, noteView{Text: text, Detail: detail, Count: n})
+			out = append(out, noteView{Text: scrub(text), Detail: scrub(detail), Count: n})
 		}
 	}
 	return out, true

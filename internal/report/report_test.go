@@ -457,3 +457,50 @@ func TestDriftSummary(t *testing.T) {
 		t.Errorf("against itself: %+v", same)
 	}
 }
+
+func TestHideSecret(t *testing.T) {
+	tests := []struct{ key, value, want string }{
+		{"api_key", "sk-it's-a-secret", hidden},
+		{"admin_api_key", "letmein", hidden},
+		{"hf_token", "hf_abcdefghijklmnop", hidden},
+		{"ssl_keyfile_password", "pw", hidden},
+		{"api-key", "x", hidden},
+		{"api_key", "None", "None"},
+		{"api_key", "", ""},
+		{"some_header", "'sk-proj-0123456789abcdef'", hidden},
+		{"max_total_num_tokens", "951104", "951104"},
+		{"max_tokens", "256", "256"},
+		{"skip_tokenizer_init", "False", "False"},
+		{"ssl_keyfile", "/etc/tls/key.pem", "/etc/tls/key.pem"},
+		{"tp_size", "8", "8"},
+	}
+	for _, tc := range tests {
+		if got := hideSecret(tc.key, tc.value); got != tc.want {
+			t.Errorf("hideSecret(%q, %q) = %q, want %q", tc.key, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestDriftHidesSecrets(t *testing.T) {
+	prev := history.Startup{ID: 1, Config: cfg("api_key", "sk-old-0123456789", "tp_size", "8")}
+	cur := history.Startup{ID: 2, Config: cfg("api_key", "sk-new-0123456789", "tp_size", "8")}
+	var b bytes.Buffer
+	if err := Write(&b, Input{Startups: []history.Startup{cur}, Previous: map[int64]history.Startup{2: prev}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "0123456789") {
+		t.Error("the report shows an API key")
+	}
+	if !strings.Contains(b.String(), "api_key") || !strings.Contains(b.String(), "1 changed") {
+		t.Error("the report does not say the API key changed")
+	}
+	b.Reset()
+	leaky := history.Startup{ID: 3, Summary: "401 for key sk-proj-abcdefghijklmnop0123",
+		Extra: map[string]json.RawMessage{"notable": mustJSON(t, []string{"token hf_abcdefghijklmnopqrstu refused"})}}
+	if err := Write(&b, Input{Startups: []history.Startup{leaky}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "abcdefghijklmnop") || !strings.Contains(b.String(), "401 for key (hidden)") {
+		t.Error("a token in a summary or warning is shown")
+	}
+}
