@@ -32,8 +32,10 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -114,28 +116,47 @@ func Write(w io.Writer, in Input, o Options) error {
 // WriteFile writes the report to path, replacing it only once the whole
 // report is written, so a failure never leaves half a file.
 func WriteFile(path string, in Input, o Options) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("report: cannot write %s: it is a directory", path)
+	}
 	var b bytes.Buffer
 	if err := Write(&b, in, o); err != nil {
 		return err
 	}
+	if err := replaceFile(path, b.Bytes()); err != nil {
+		// The temporary file's name means nothing to the user; the
+		// reason does.
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe):
+			err = pe.Err
+		case errors.As(err, &le):
+			err = le.Err
+		}
+		return fmt.Errorf("report: cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// replaceFile writes data to a temporary file beside path and renames it
+// over path.
+func replaceFile(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-	if _, err := tmp.Write(b.Bytes()); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("report: %w", err)
+		return err
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
-		return fmt.Errorf("report: %w", err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	return os.Rename(tmp.Name(), path)
 }

@@ -438,8 +438,11 @@ func TestWriteFile(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("%d files left in the directory, want only the report", len(entries))
 	}
-	if err := WriteFile(filepath.Join(dir, "no", "such", "dir.html"), in, Options{}); err == nil {
-		t.Error("writing into a missing directory gave no error")
+	for _, bad := range []string{filepath.Join(dir, "no", "such", "dir.html"), dir} {
+		err := WriteFile(bad, in, Options{})
+		if err == nil || !strings.HasPrefix(err.Error(), "report: cannot write "+bad+": ") || strings.Contains(err.Error(), ".report.html.") {
+			t.Errorf("WriteFile(%s): %v; want one clear error naming it", bad, err)
+		}
 	}
 }
 
