@@ -29,8 +29,9 @@ type pageView struct {
 	Compare   compareView
 	Startups  []startupView
 	Phases    []legendItem
-	// AnyNotable says whether any startup has notable warnings recorded.
-	AnyNotable bool
+	// AnyNotable says whether any startup has notable warnings recorded;
+	// AnyMarked whether any bar is marked as the phase a startup stopped in.
+	AnyNotable, AnyMarked bool
 }
 
 type countView struct {
@@ -196,6 +197,11 @@ func build(in Input, o Options) pageView {
 	}
 
 	p.Compare = compareChart(in.Startups, axisMax)
+	for _, row := range p.Compare.Rows {
+		for _, b := range row.Bars {
+			p.AnyMarked = p.AnyMarked || b.Fail
+		}
+	}
 	shown := map[int64]bool{}
 	for _, st := range in.Startups {
 		shown[st.ID] = true
