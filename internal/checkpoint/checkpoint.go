@@ -69,6 +69,27 @@ type Quantization struct {
 	File string
 }
 
+// Names lists the names a server may print for q's method: the method
+// itself, then its other spellings and the faster kernels of the same
+// format that servers switch to on their own (vLLM runs an awq checkpoint
+// as awq_marlin). An unquantized checkpoint has none.
+func (q Quantization) Names() []string {
+	if q.Method == "" {
+		return nil
+	}
+	return append([]string{q.Method}, sameFormat[q.Method]...)
+}
+
+// sameFormat are the other names of a checkpoint format, as SGLang and
+// vLLM print them.
+var sameFormat = map[string][]string{
+	"modelopt":           {"modelopt_fp8"},
+	"modelopt_fp8":       {"modelopt"},
+	"compressed-tensors": {"compressed_tensors", "w8a8_fp8"},
+	"awq":                {"awq_marlin"},
+	"gptq":               {"gptq_marlin", "gptq_marlin_24"},
+}
+
 // Effective finds model's checkpoint (see the package doc) and reads its
 // quantization. The error wraps ErrNotFound when there is no checkpoint on
 // this machine.

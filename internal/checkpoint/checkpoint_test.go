@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -231,5 +232,22 @@ func TestEffective(t *testing.T) {
 	}
 	if _, err := Effective("nvidia/absent", env(map[string]string{"HF_HOME": hfHome})); !errors.Is(err, ErrNotFound) {
 		t.Errorf("absent model: %v, want ErrNotFound", err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	tests := []struct {
+		q    Quantization
+		want []string
+	}{
+		{Quantization{}, nil},
+		{Quantization{Method: "modelopt_fp4"}, []string{"modelopt_fp4"}},
+		{Quantization{Method: "modelopt"}, []string{"modelopt", "modelopt_fp8"}},
+		{Quantization{Method: "awq"}, []string{"awq", "awq_marlin"}},
+	}
+	for _, tc := range tests {
+		if got := tc.q.Names(); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.q.Method, got, tc.want)
+		}
 	}
 }
