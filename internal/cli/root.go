@@ -84,6 +84,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newDiffCmd(env),
 		newExplainCmd(env),
 		newVersionCmd(env),
+		newReportCmd(env),
 	)
 	return root
 }
