@@ -80,6 +80,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newHistoryCmd(env),
 		newDiffCmd(env),
 		newExplainCmd(env),
+		newProbeCmd(env),
 	)
 	return root
 }

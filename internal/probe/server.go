@@ -24,6 +24,19 @@ const DefaultListen = "127.0.0.1:9811"
 // its state directory, for `vigil probe` in pods without a port.
 const SocketName = "supervise.sock"
 
+// DefaultSocket is the supervisor's socket in vigil's state directory:
+// $XDG_STATE_HOME/vigil/supervise.sock, else
+// $HOME/.local/state/vigil/supervise.sock, or "" when neither is set.
+func DefaultSocket(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "vigil", SocketName)
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "vigil", SocketName)
+	}
+	return ""
+}
+
 // ErrSocketInUse means another supervisor already answers on the socket.
 var ErrSocketInUse = errors.New("another supervisor answers on this socket")
 
