@@ -75,6 +75,19 @@ type Snapshot struct {
 	// Restarts counts the server restarts seen in its log (a wrapper that
 	// started it again within this run).
 	Restarts int
+	// StopSignal is the signal (a number) that asked vigil to stop, 0 if
+	// none did.
+	StopSignal int
+	// Exit is how the server's leader ended, once it has.
+	Exit *Exit
+}
+
+// Exit is how the server's leader ended.
+type Exit struct {
+	Code   int // its exit status, when it exited
+	Signal int // the signal that killed it, 0 when it exited
+	// Forced is set when vigil had to kill it after the grace period.
+	Forced bool
 }
 
 // Failed reports whether the startup failed or the server died or hangs.
@@ -167,6 +180,10 @@ func (b *Board) Snapshot() Snapshot {
 	defer b.mu.Unlock()
 	s := b.s
 	s.Phases = append([]PhaseSpan(nil), b.s.Phases...)
+	if b.s.Exit != nil {
+		e := *b.s.Exit
+		s.Exit = &e
+	}
 	return s
 }
 
@@ -266,6 +283,23 @@ func (b *Board) Hung(hung bool, cause verdict.Cause, summary string) {
 // Stopping records that the supervisor is on its way down.
 func (b *Board) Stopping() {
 	b.update(func(s *Snapshot) { s.Stopping = true })
+}
+
+// StopRequested records that signal sig asked vigil to stop (it relays
+// it to the server); the supervisor is then on its way down. Only the first
+// request counts.
+func (b *Board) StopRequested(sig int) {
+	b.update(func(s *Snapshot) {
+		if s.StopSignal == 0 {
+			s.StopSignal = sig
+		}
+		s.Stopping = true
+	})
+}
+
+// Exited records how the server's leader ended.
+func (b *Board) Exited(e Exit) {
+	b.update(func(s *Snapshot) { s.Exit = &e })
 }
 
 // Restarted counts a restart of the server seen in its log.

@@ -133,3 +133,44 @@ func TestBoardRecords(t *testing.T) {
 		t.Error("a snapshot shares its phases with the board")
 	}
 }
+
+func TestExitStatus(t *testing.T) {
+	const term, intr, kill = 15, 2, 9
+	ready := func(b *Board) { b.Ready(sec(5)) }
+	exited := func(code int) func(*Board) { return func(b *Board) { b.Exited(Exit{Code: code}) } }
+	killedBy := func(sig int, forced bool) func(*Board) {
+		return func(b *Board) { b.Exited(Exit{Signal: sig, Forced: forced}) }
+	}
+	stop := func(sig int) func(*Board) { return func(b *Board) { b.StopRequested(sig) } }
+	tests := []struct {
+		name  string
+		steps []func(*Board)
+		want  int
+	}{
+		{"failed startup", []func(*Board){func(b *Board) { b.Failed(verdict.Failed, verdict.GPUOOM, "", sec(3)) }, exited(1)}, 1},
+		{"stalled startup", []func(*Board){func(b *Board) { b.Failed(verdict.Stalled, "", "", sec(3)) }, killedBy(term, false)}, 3},
+		{"startup timeout", []func(*Board){func(b *Board) { b.Failed(verdict.Timeout, "", "", sec(3)) }}, 124},
+		{"stop after ready, exit 0", []func(*Board){ready, stop(term), exited(0)}, 0},
+		{"stop after ready, died of the signal sent", []func(*Board){ready, stop(term), killedBy(term, false)}, 0},
+		{"Ctrl-C while loading", []func(*Board){stop(intr), killedBy(intr, false)}, 0},
+		{"stop, a shell wrapper reports the signal", []func(*Board){ready, stop(term), exited(128 + term)}, 0},
+		{"stop, but the server exits 1", []func(*Board){ready, stop(term), exited(1)}, 128 + term},
+		{"stop, but it had to be killed", []func(*Board){ready, stop(term), killedBy(kill, true)}, 128 + term},
+		{"only the first stop request counts", []func(*Board){ready, stop(intr), stop(term), killedBy(intr, false)}, 0},
+		{"died after ready", []func(*Board){ready, func(b *Board) { b.Died(verdict.CUDA, "", sec(50)) }, exited(1)}, 4},
+		{"exit 0 after ready, unasked", []func(*Board){ready, exited(0)}, 4},
+		{"hung after ready, then stopped by vigil", []func(*Board){ready, func(b *Board) { b.Hung(true, verdict.Health, "") }, killedBy(term, false)}, 5},
+		{"gone while starting, no verdict", []func(*Board){exited(0)}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBoard(t0)
+			for _, s := range tt.steps {
+				s(b)
+			}
+			if got := b.Snapshot().ExitStatus(); got != tt.want {
+				t.Errorf("ExitStatus = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
