@@ -60,6 +60,18 @@ type Config struct {
 	Tick time.Duration
 }
 
+// GraceSlack is what [GraceFor] adds beyond vigil's own stall window and
+// stop: time for vigil to notice, collect its evidence and exit.
+const GraceSlack = 30 * time.Second
+
+// GraceFor is the ExtendGrace for a supervisor that calls a startup stalled
+// after stallAfter without progress and then gives the server stopGrace to
+// stop: vigil's own stall verdict (exit status 3, with evidence) comes first,
+// and systemd's timeout is the backstop should vigil fail to give it.
+func GraceFor(stallAfter, stopGrace time.Duration) time.Duration {
+	return stallAfter + stopGrace + GraceSlack
+}
+
 // MaxStatus is the longest STATUS= text sent, in bytes; longer ones are cut.
 const MaxStatus = 200
 

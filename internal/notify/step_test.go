@@ -167,3 +167,11 @@ func TestScrubEnv(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestGraceForOutlastsVigilsOwnStall(t *testing.T) {
+	stall, stop := 5*time.Minute, 10*time.Second
+	g := GraceFor(stall, stop)
+	if g <= stall+stop {
+		t.Errorf("GraceFor(%v, %v) = %v: systemd would kill before vigil names the stall and stops", stall, stop, g)
+	}
+}

@@ -73,6 +73,8 @@ func TestRealPrometheusScrapes(t *testing.T) {
 	waitFor("the startup seconds", `vigil_startup_seconds`, 75)
 	waitFor("the weights phase's seconds", `vigil_phase_seconds{phase="weights"}`, 60)
 	waitFor("the verdict", `vigil_startup_verdict{verdict="ready"}`, 1)
+	// The queries docs/supervise.md suggests for a dashboard.
+	waitFor("the documented startup query", `vigil_startup_seconds and on() vigil_server_ready == 1`, 75)
 }
 
 type promServer struct {
