@@ -85,6 +85,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newExplainCmd(env),
 		newVersionCmd(env),
 		newReportCmd(env),
+		newProbeCmd(env),
 	)
 	return root
 }
