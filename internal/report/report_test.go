@@ -507,3 +507,16 @@ func TestDriftHidesSecrets(t *testing.T) {
 		t.Error("a token in a summary or warning is shown")
 	}
 }
+
+// section returns s from the first from to the next to after it.
+func section(s, from, to string) string {
+	i := strings.Index(s, from)
+	if i < 0 {
+		return ""
+	}
+	s = s[i:]
+	if j := strings.Index(s, to); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
