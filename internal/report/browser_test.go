@@ -1,3 +1,5 @@
+//go:build unix
+
 package report
 
 import (
@@ -10,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +56,10 @@ func runChromium(t *testing.T, bin, page string, args ...string) (stdout, stderr
 	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	// Chromium forks helpers; give it a process group of its own so that
+	// a timeout stops all of them, not just the first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s: %v\n%s", bin, err, tail(errb.String(), 3000))
@@ -170,17 +177,4 @@ func TestBrowserKeepsLogTextText(t *testing.T) {
 	if !strings.Contains(dom, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Errorf("the log text is not shown as text:\n%s", tail(dom, 2000))
 	}
-}
-
-// section returns s from the first from to the next to after it.
-func section(s, from, to string) string {
-	i := strings.Index(s, from)
-	if i < 0 {
-		return ""
-	}
-	s = s[i:]
-	if j := strings.Index(s, to); j >= 0 {
-		return s[:j]
-	}
-	return s
 }

@@ -248,9 +248,18 @@ func startupOf(st history.Startup, loc *time.Location) startupView {
 func span(st history.Startup) float64 {
 	var sum float64
 	for _, p := range st.Phases {
-		sum += max(p.Seconds, 0)
+		sum += seconds(p.Seconds)
 	}
-	return max(st.TotalSeconds, sum)
+	return max(seconds(st.TotalSeconds), sum)
+}
+
+// seconds is a recorded duration fit to draw: a negative, NaN or infinite
+// one (a clock jump, a damaged row) draws as nothing.
+func seconds(s float64) float64 {
+	if math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
+		return 0
+	}
+	return s
 }
 
 // bars lays out a startup's phases one after another from x, scale units
@@ -261,7 +270,7 @@ func bars(st history.Startup, x, y, h, scale float64, labels bool) []rectView {
 	var out []rectView
 	at := x
 	for _, ph := range st.Phases {
-		w := max(ph.Seconds, 0) * scale
+		w := seconds(ph.Seconds) * scale
 		r := rectView{X: round1(at), Y: y, W: round1(max(w, 1.5)), H: h, Class: phaseClass(ph.Name),
 			Title: ph.Name + " " + secs(ph.Seconds), Fail: failed && ph.Name == st.Phase}
 		if labels {
@@ -453,6 +462,8 @@ func plural(n int) string {
 // 2m05s, 1h02m.
 func secs(s float64) string {
 	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return "?"
 	case s < 60:
 		return strconv.FormatFloat(math.Round(s*10)/10, 'f', 1, 64) + "s"
 	case s < 3600:

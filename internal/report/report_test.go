@@ -98,6 +98,32 @@ func TestTimeline(t *testing.T) {
 	}
 }
 
+func TestTimelineOfDamagedDurations(t *testing.T) {
+	st := history.Startup{Phases: ph("launch", math.NaN(), "weights", 4.0, "kv_cache", math.Inf(1), "serving", -3.0),
+		TotalSeconds: math.Inf(-1), Verdict: "ready"}
+	tv := timeline(st)
+	for _, b := range tv.Bars {
+		for _, f := range []float64{b.X, b.W} {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				t.Fatalf("bar %+v has a coordinate that cannot be drawn", b)
+			}
+		}
+	}
+	if w := tv.Bars[1].W; math.Abs(w-tlBarW) > 0.1 {
+		t.Errorf("the one sound phase is %v wide, want the whole %v", w, tlBarW)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, Input{Startups: []history.Startup{st}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`NaN|Inf|\d{6,}h`).FindString(b.String()); m != "" {
+		t.Errorf("the page shows %q for a damaged duration", m)
+	}
+	if !strings.Contains(b.String(), "launch <b>?</b>") {
+		t.Error("a NaN phase time is not shown as ?")
+	}
+}
+
 func TestBarLabelsOnlyWhereTheyFit(t *testing.T) {
 	st := history.Startup{Phases: ph("launch", 0.5, "weights", 99.0, "serving", 0.5), TotalSeconds: 100, Verdict: "ready"}
 	got := timeline(st).Bars
@@ -506,4 +532,17 @@ func TestDriftHidesSecrets(t *testing.T) {
 	if strings.Contains(b.String(), "abcdefghijklmnop") || !strings.Contains(b.String(), "401 for key (hidden)") {
 		t.Error("a token in a summary or warning is shown")
 	}
+}
+
+// section returns s from the first from to the next to after it.
+func section(s, from, to string) string {
+	i := strings.Index(s, from)
+	if i < 0 {
+		return ""
+	}
+	s = s[i:]
+	if j := strings.Index(s, to); j >= 0 {
+		return s[:j]
+	}
+	return s
 }
