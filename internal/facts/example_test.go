@@ -60,7 +60,9 @@ func Example_supervise() {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return rp.Run(gctx) })
 	g.Go(func() error { return fwd.Run(gctx) })
-	g.Go(func() error { return notify.New(notify.Config{ExtendGrace: notify.GraceFor(5*time.Minute, 10*time.Second)}, notify.Systemd).Run(gctx, board) })
+	g.Go(func() error {
+		return notify.New(notify.Config{ExtendGrace: notify.GraceFor(5*time.Minute, 10*time.Second)}, notify.Systemd).Run(gctx, board)
+	})
 	g.Go(func() error { return probe.Serve(gctx, probe.Handler(board, time.Now), l) })
 
 	// The monitor's events, as they would come.
