@@ -10,6 +10,7 @@ import (
 
 	"vigil/internal/history"
 	"vigil/internal/judge"
+	"vigil/internal/learn"
 	"vigil/internal/render"
 	"vigil/internal/srvconfig"
 )
@@ -20,7 +21,7 @@ import (
 type startupHistory struct {
 	store    *history.Store
 	key      history.Key
-	learned  *history.Expectation
+	learned  *learn.Expectation
 	warnings []string
 }
 
@@ -74,8 +75,8 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHis
 func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Config {
 	var learnedTimeout, learnedStall time.Duration
 	if h.learned != nil && h.learned.Samples >= 2 {
-		learnedTimeout = history.AutoTimeout(*h.learned, defaultTimeout)
-		learnedStall = history.AutoStallAfter(*h.learned, defaultStallAfter)
+		learnedTimeout = learn.AutoTimeout(*h.learned, defaultTimeout)
+		learnedStall = learn.AutoStallAfter(*h.learned, defaultStallAfter)
 	}
 	cfg.Timeout = f.timeout.resolve(learnedTimeout, defaultTimeout)
 	cfg.StallAfter = f.stallAfter.resolve(learnedStall, defaultStallAfter)
@@ -117,7 +118,7 @@ func (h *startupHistory) record(res *judge.Result, info render.Info, model strin
 	st := history.Startup{
 		StartedAt: info.Start, Server: res.Server, Version: version, Model: model, Host: host,
 		GPUs: gpuNames(), Config: res.Config, Fingerprint: res.Fingerprint,
-		Phases:       history.PhasesFrom(render.PhaseDurations(res.Phases, res.At)),
+		Phases:       learn.PhasesFrom(render.PhaseDurations(res.Phases, res.At)),
 		TotalSeconds: res.At.Sub(info.Start).Seconds(),
 		Verdict:      string(res.Verdict), Cause: string(res.Cause), Phase: string(res.Phase), Summary: res.Summary, LogPath: info.LogFile,
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"vigil/internal/classify"
-	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/logline"
 	"vigil/internal/srvconfig"
 	v "vigil/internal/verdict"
@@ -43,7 +43,7 @@ type Config struct {
 	// Learned is what history says about startups like this one, and
 	// LearnedFingerprint the configuration it was learned for; nil when
 	// there is no history.
-	Learned            *history.Expectation
+	Learned            *learn.Expectation
 	LearnedFingerprint string
 	// AutoWindows: Timeout and StallAfter came from Learned. When the
 	// server turns out to run another configuration, they fall back to
@@ -428,7 +428,7 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	j.progress = nil
 	j.emit(now, "phase", map[string]any{"phase": string(ph), "from": string(from)})
 	if e := j.cfg.Learned; e != nil && ph != v.PhaseReady {
-		phaseLeft, totalLeft := history.ETA(*e, string(ph), 0, now.Sub(j.start))
+		phaseLeft, totalLeft := learn.ETA(*e, string(ph), 0, now.Sub(j.start))
 		j.emit(now, "eta", map[string]any{"phase": string(ph), "phase_left_s": round1(phaseLeft), "total_left_s": round1(totalLeft), "samples": e.Samples})
 	}
 }
@@ -665,7 +665,7 @@ func (j *Judge) checkSlowPhase(now time.Time) {
 	if e == nil || j.warned["slow:"+string(j.phase)] {
 		return
 	}
-	if history.SlowPhase(*e, string(j.phase), now.Sub(j.phaseAt)) {
+	if learn.SlowPhase(*e, string(j.phase), now.Sub(j.phaseAt)) {
 		j.warned["slow:"+string(j.phase)] = true
 		var typ time.Duration
 		if ps, ok := e.Phase(string(j.phase)); ok {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/logline"
 	v "vigil/internal/verdict"
 )
@@ -358,7 +358,7 @@ func TestWaitingLinesAreNoProgress(t *testing.T) {
 // With history, each phase announces its ETA, and a phase running well past
 // its usual duration draws one warning while it still progresses.
 func TestLearnedETAAndSlowPhase(t *testing.T) {
-	learned := history.Summarise([][]history.Phase{
+	learned := learn.Summarise([][]learn.Phase{
 		{{Name: "launch", Seconds: 1}, {Name: "weights", Seconds: 10}, {Name: "ready", Seconds: 0}},
 		{{Name: "launch", Seconds: 1}, {Name: "weights", Seconds: 11}, {Name: "ready", Seconds: 0}},
 	}, []float64{11, 12})
