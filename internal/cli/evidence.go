@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"vigil/internal/gpu"
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
@@ -97,7 +97,7 @@ func (j *judging) sampleGPU(ctx context.Context) {
 		}
 		if cur.Available && prev.Available && cur.Progress(prev) {
 			select {
-			case j.activity <- judge.Activity{Busy: true, Detail: "GPU memory moving: " + cur.Summary()}:
+			case j.activity <- observe.Activity{Busy: true, Detail: "GPU memory moving: " + cur.Summary()}:
 			default:
 			}
 		}
@@ -110,7 +110,7 @@ func (j *judging) sampleGPU(ctx context.Context) {
 // diagnoseStall adds where the server's processes wait to a stall verdict:
 // idle processes and their wait channels, a Python stack dump when py-spy
 // is installed, and the GPUs' state. It runs before vigil stops anything.
-func diagnoseStall(res *judge.Result, pid int) {
+func diagnoseStall(res *observe.Result, pid int) {
 	if res.Verdict != v.Stalled || pid <= 0 {
 		return
 	}
@@ -195,7 +195,7 @@ func (j *judging) watchDisk(ctx context.Context, path string) {
 }
 
 // addDiskEvidence puts a full log filesystem into a verdict's evidence.
-func addDiskEvidence(res *judge.Result, path string) {
+func addDiskEvidence(res *observe.Result, path string) {
 	if res.Verdict == v.Ready || path == "" {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"vigil/internal/history"
 	"vigil/internal/judge"
 	"vigil/internal/learn"
+	"vigil/internal/observe"
 	"vigil/internal/render"
 	"vigil/internal/srvconfig"
 )
@@ -105,7 +106,7 @@ func (h *startupHistory) notes(cfg judge.Config, f *judgeFlags) []string {
 }
 
 // record stores the judged startup and returns its id (0 when not stored).
-func (h *startupHistory) record(res *judge.Result, info render.Info, model string, extras map[string]any) (int64, string) {
+func (h *startupHistory) record(res *observe.Result, info render.Info, model string, extras map[string]any) (int64, string) {
 	if h.store == nil {
 		return 0, ""
 	}

@@ -20,6 +20,7 @@ import (
 	"vigil/internal/health"
 	"vigil/internal/judge"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 	"vigil/internal/procstat"
 	"vigil/internal/render"
 	"vigil/internal/session"
@@ -173,9 +174,9 @@ type judging struct {
 	judge    *judge.Judge
 	renderer render.Renderer
 	lines    chan logline.Line
-	healthCh chan judge.Health
-	activity chan judge.Activity
-	exit     chan judge.Exit
+	healthCh chan observe.Health
+	activity chan observe.Activity
+	exit     chan observe.Exit
 	notes    chan string
 	rss      treeRSS
 	seen     seenProcs
@@ -189,9 +190,9 @@ func newJudging(env *Env, flags *judgeFlags, info render.Info, cfg judge.Config)
 		env: env, flags: flags, info: info,
 		judge:    judge.New(cfg, info.Start),
 		lines:    make(chan logline.Line, 4096),
-		healthCh: make(chan judge.Health, 16),
-		activity: make(chan judge.Activity, 16),
-		exit:     make(chan judge.Exit, 1),
+		healthCh: make(chan observe.Health, 16),
+		activity: make(chan observe.Activity, 16),
+		exit:     make(chan observe.Exit, 1),
 		notes:    make(chan string, 16),
 		extras:   map[string]any{},
 	}
@@ -226,7 +227,7 @@ type jsonAndSummary struct {
 }
 
 func (r *jsonAndSummary) Begin(info render.Info) { r.info = info; r.JSON.Begin(info) }
-func (r *jsonAndSummary) End(res *judge.Result, st render.Status) {
+func (r *jsonAndSummary) End(res *observe.Result, st render.Status) {
 	r.JSON.End(res, st)
 	render.Summary(r.errOut, res, r.info)
 }
@@ -289,7 +290,7 @@ func (j *judging) sampleActivity(ctx context.Context, pid int, hfHome string) {
 			j.rss.bytes.Store(cur.Total.RSS)
 			j.seen.add(cur.Procs)
 		}
-		a := judge.Activity{}
+		a := observe.Activity{}
 		var parts []string
 		if err == nil && d.Interval > 0 {
 			// A spinning step on a crowded machine may get little CPU; any
@@ -343,18 +344,18 @@ func (j *judging) probeHealth(ctx context.Context, base, kind string, pid int) {
 		health.New(base, path).Run(ctx, j.healthCh)
 		return
 	}
-	probes := make(chan judge.Health, 1)
+	probes := make(chan observe.Health, 1)
 	go health.New(base, path).Run(ctx, probes)
 	fsys := procstat.FS{}
 	checked, foreign := false, false
 	for {
-		var h judge.Health
+		var h observe.Health
 		select {
 		case <-ctx.Done():
 			return
 		case h = <-probes:
 		}
-		if h.State == judge.HealthOK && (!checked || foreign) {
+		if h.State == observe.HealthOK && (!checked || foreign) {
 			tree, err := fsys.Tree(pid)
 			held := procstat.HolderUnknown
 			if err == nil {
@@ -374,7 +375,7 @@ func (j *judging) probeHealth(ctx context.Context, base, kind string, pid int) {
 			}
 			checked = true
 			if foreign {
-				h.State = judge.HealthForeign
+				h.State = observe.HealthForeign
 			}
 		}
 		select {
@@ -423,20 +424,20 @@ func localPort(base string) (int, bool) {
 }
 
 // run drives the session until a verdict or ctx ends.
-func (j *judging) run(ctx context.Context, base string) (*judge.Result, error) {
+func (j *judging) run(ctx context.Context, base string) (*observe.Result, error) {
 	j.renderer.Begin(j.info)
 	s := &session.Session{
 		Judge: j.judge, Now: time.Now,
 		Lines: j.lines, Health: j.healthCh, Activity: j.activity, Exit: j.exit, Notes: j.notes,
 		OnNote: func(at time.Time, msg string) { j.renderer.Note(at, "%s", msg) },
-		Sink: func(e judge.Event) {
-			if e.Name == "server" {
-				j.info.Server, _ = e.Data["server"].(string)
+		Sink: func(e observe.Event) {
+			if d, ok := e.Data.(observe.ServerSeen); ok {
+				j.info.Server = d.Server
 			}
 			j.renderer.Event(e, j.status(e.At))
 		},
 		OnTick: func(now time.Time) { j.renderer.Tick(j.status(now)) },
-		Smoke: func(ctx context.Context, server string) judge.SmokeResult {
+		Smoke: func(ctx context.Context, server string) observe.SmokeResult {
 			r := smokeCheck(ctx, base, server, apiKey(j.env))
 			j.extras["smoke"] = map[string]any{"ok": r.OK, "reason": r.Reason, "endpoint": r.Endpoint, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds()}
 			return r
@@ -464,7 +465,7 @@ func (j *judging) queueNotes(notes []string) {
 }
 
 // finish records the startup in the history and shows the verdict.
-func (j *judging) finish(res *judge.Result, hist *startupHistory, model string) {
+func (j *judging) finish(res *observe.Result, hist *startupHistory, model string) {
 	st := j.status(time.Now())
 	id, warn := hist.record(res, j.info, model, j.extras)
 	if warn != "" {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"vigil/internal/classify"
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
@@ -106,8 +106,8 @@ func cmdlineText(pid int) string {
 
 // preflightRefusal is the verdict when --preflight=strict finds a problem:
 // the start would fail, so it is not launched.
-func preflightRefusal(findings []preflightFinding, start time.Time) *judge.Result {
-	r := &judge.Result{Verdict: v.Failed, Cause: v.Exception, Phase: v.Launch, At: start, RuleID: "preflight",
+func preflightRefusal(findings []preflightFinding, start time.Time) *observe.Result {
+	r := &observe.Result{Verdict: v.Failed, Cause: v.Exception, Phase: v.Launch, At: start, RuleID: "preflight",
 		Summary: "not launched: the preflight check found a problem (--preflight=strict)",
 		Hint:    "stop the process holding the port or the GPUs (or choose another --port), then start again; --preflight=warn only reports"}
 	for _, f := range findings {
@@ -116,7 +116,7 @@ func preflightRefusal(findings []preflightFinding, start time.Time) *judge.Resul
 		}
 		r.Evidence = append(r.Evidence, "[preflight] "+f.text)
 	}
-	r.Phases = []judge.PhaseSpan{{Phase: v.Launch, Start: start}}
+	r.Phases = []observe.PhaseSpan{{Phase: v.Launch, Start: start}}
 	return r
 }
 

@@ -18,6 +18,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
+	"vigil/internal/observe"
 	"vigil/internal/procstat"
 	"vigil/internal/render"
 	v "vigil/internal/verdict"
@@ -258,7 +259,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	return verdictExit(res)
 }
 
-func verdictExit(res *judge.Result) error {
+func verdictExit(res *observe.Result) error {
 	if code := res.Verdict.ExitCode(); code != 0 {
 		return &ExitError{Code: code}
 	}

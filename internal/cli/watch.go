@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -14,10 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/classify"
+	"vigil/internal/explain"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
 	"vigil/internal/render"
@@ -205,15 +208,17 @@ func findRunStart(path, kind string, pid int) (int64, string) {
 	if !found.StaleEnd.IsZero() {
 		note += " that ended " + found.StaleEnd.Format("15:04:05")
 	}
-	switch found.Stale.Verdict {
-	case "failed":
-		note += " with " + string(found.Stale.Cause)
-	case "ready":
+	// How the earlier run ended is what explain says of it.
+	var last *explain.Run
+	_ = explain.Read(io.NewSectionReader(f, 0, found.Offset), explain.Options{Server: kind, Workers: 1}, func(r *explain.Run) { last = r })
+	switch {
+	case last == nil:
+	case last.Verdict == "failed":
+		note += " with " + string(last.Cause)
+	case last.Verdict == "ready":
 		note += " ready"
-	default:
-		if found.Stale.Phase != "" {
-			note += " in phase " + string(found.Stale.Phase)
-		}
+	case last.Phase != "":
+		note += " in phase " + string(last.Phase)
 	}
 	note += " (" + found.How + ")"
 	return found.Offset, note
@@ -235,7 +240,7 @@ func (j *judging) watchAlive(ctx context.Context, pid int, logPath string, emitt
 		}
 		e, known := zombieExit(pid)
 		if !known {
-			e = judge.Exit{Gone: true}
+			e = observe.Exit{Gone: true}
 		}
 		if logPath != "" {
 			waitLogDrained(logPath, emitted)
@@ -288,28 +293,28 @@ func cmdline(pid int) []string {
 // zombieExit reads how a process that has died but not yet been reaped by
 // its parent ended: /proc/PID/stat keeps its wait status (field 52) while
 // it is a zombie. ok is false when the process is gone for good.
-func zombieExit(pid int) (judge.Exit, bool) {
+func zombieExit(pid int) (observe.Exit, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return judge.Exit{}, false
+		return observe.Exit{}, false
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return judge.Exit{}, false
+		return observe.Exit{}, false
 	}
 	f := strings.Fields(s[i+1:])
 	// f[0] is field 3 (state); field 52 is f[49].
 	if len(f) < 50 || f[0] != "Z" {
-		return judge.Exit{}, false
+		return observe.Exit{}, false
 	}
 	status, err := strconv.Atoi(f[49])
 	if err != nil {
-		return judge.Exit{}, false
+		return observe.Exit{}, false
 	}
 	ws := syscall.WaitStatus(status)
 	if ws.Signaled() {
-		return judge.Exit{Signal: launch.SignalName(ws.Signal())}, true
+		return observe.Exit{Signal: launch.SignalName(ws.Signal())}, true
 	}
-	return judge.Exit{Code: ws.ExitStatus()}, true
+	return observe.Exit{Code: ws.ExitStatus()}, true
 }

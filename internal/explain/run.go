@@ -8,6 +8,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/judge"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 	"vigil/internal/runstart"
 	v "vigil/internal/verdict"
 )
@@ -55,8 +56,8 @@ type runState struct {
 	start  int64 // first and last stamp, Unix ns (0: none yet)
 	end    int64
 	t      int64 // the time of the latest line
-	result *judge.Result
-	spans  []judge.PhaseSpan
+	result *observe.Result
+	spans  []observe.PhaseSpan
 	// fatal is the line number of the first fatal line, or 0.
 	fatal int64
 	// up: the HTTP server said it is up (line number and time).
@@ -66,7 +67,7 @@ type runState struct {
 	// answers seen in the log so far (0: the last one was good), bad the
 	// last of them.
 	badRun int
-	bad    judge.Health
+	bad    observe.Health
 	// readyNo is the line of the ready verdict while the run is on
 	// probation (0: not), readyAt its time; badLines are the bad health
 	// answers seen on probation (badRunEnd at most).
@@ -95,7 +96,7 @@ func newRun(server string, first *span, t0 int64) *runState {
 	st.j = judge.New(judge.Config{Server: server, NoHealth: true}, st.t0)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
-	st.spans = []judge.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
+	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
 	st.drain()
 	return st
 }
@@ -123,7 +124,7 @@ func (st *runState) afterReady(l *span, now time.Time) {
 	text := l.text
 	if strings.Contains(text, "HTTP/1.") || strings.Contains(text, "request: ") {
 		if h, ok := accessHealth(text); ok {
-			if h.State == judge.HealthOK {
+			if h.State == observe.HealthOK {
 				st.readyNo = 0
 				return
 			}
@@ -147,7 +148,7 @@ func (st *runState) unhealthy() {
 	if n := len(st.spans); n >= 2 {
 		phase = st.spans[n-2].Phase // the one before ready
 	}
-	st.result = &judge.Result{Verdict: v.Failed, Cause: v.Health, Phase: phase, At: r.At,
+	st.result = &observe.Result{Verdict: v.Failed, Cause: v.Health, Phase: phase, At: r.At,
 		Summary:  fmt.Sprintf("the server printed its ready line but /health then answered HTTP %d", st.bad.Code),
 		Evidence: ev, Hint: judge.UnhealthyHint, RuleID: "health.after_ready"}
 	st.readyNo = 0
@@ -237,15 +238,15 @@ func (st *runState) tick(now time.Time) bool {
 // fatal line.
 func (st *runState) drain() {
 	for _, e := range st.j.Events() {
-		switch e.Name {
-		case "phase":
-			if p, ok := e.Data["phase"].(string); ok && len(st.spans) < maxSpans {
-				st.spans = append(st.spans, judge.PhaseSpan{Phase: v.Phase(p), Start: e.At})
+		switch d := e.Data.(type) {
+		case observe.PhaseChange:
+			if len(st.spans) < maxSpans {
+				st.spans = append(st.spans, observe.PhaseSpan{Phase: v.Phase(d.Phase), Start: e.At})
 			}
-		case "server":
+		case observe.ServerSeen:
 			st.server = st.j.Server()
 			st.prof = classify.Lookup(st.server)
-		case "failing":
+		case observe.Failing:
 			if st.fatal == 0 {
 				st.fatal = st.last
 			}
@@ -262,7 +263,7 @@ func (st *runState) watch(t string, now time.Time) {
 	if strings.Contains(t, "HTTP/1.") || strings.Contains(t, "request: ") {
 		if h, ok := accessHealth(t); ok {
 			h.Seen = clip(t, 300)
-			if h.State == judge.HealthOther {
+			if h.State == observe.HealthOther {
 				st.badRun++
 				st.bad = h
 			} else {
@@ -277,7 +278,7 @@ func (st *runState) watch(t string, now time.Time) {
 // readyByUp decides ready for a server whose readiness is its health
 // answer: it said it listens and nothing went wrong since.
 func (st *runState) readyByUp() {
-	st.j.Health(judge.Health{State: judge.HealthOK, Code: 200,
+	st.j.Health(observe.Health{State: observe.HealthOK, Code: 200,
 		Seen: "[vigil] no error and no bad health answer in the log after the server said it listens"}, st.upAt)
 	st.tick(st.upAt)
 	st.readyNo = 0
@@ -293,38 +294,38 @@ var healthPaths = map[string]bool{
 // `"GET /health HTTP/1.1" 500 Internal Server Error` or llama.cpp's
 // `request: GET /health 127.0.0.1 503`. A 2xx answer to any request means
 // the server answers; other statuses count only from health endpoints.
-func accessHealth(line string) (judge.Health, bool) {
+func accessHealth(line string) (observe.Health, bool) {
 	var method, path string
 	code := 0
 	if i := strings.Index(line, " HTTP/1."); i > 0 {
 		q := strings.LastIndexByte(line[:i], '"')
 		if q < 0 {
-			return judge.Health{}, false
+			return observe.Health{}, false
 		}
 		method, path, _ = strings.Cut(line[q+1:i], " ")
 		code = statusAfter(line[i+1:])
 	} else if i := strings.Index(line, "request: "); i >= 0 {
 		f := strings.Fields(line[i+9:])
 		if len(f) < 4 {
-			return judge.Health{}, false
+			return observe.Health{}, false
 		}
 		method, path = f[0], f[1]
 		code = leadingInt(f[3])
 	}
 	if method == "" || code < 100 || code > 599 {
-		return judge.Health{}, false
+		return observe.Health{}, false
 	}
 	path, _, _ = strings.Cut(path, "?")
 	switch {
 	case code >= 200 && code < 300:
-		return judge.Health{State: judge.HealthOK, Code: code}, true
+		return observe.Health{State: observe.HealthOK, Code: code}, true
 	case !healthPaths[path], code == 401 || code == 403:
 		// A refused API key says nothing about the server's health.
-		return judge.Health{}, false
+		return observe.Health{}, false
 	case code == 503:
-		return judge.Health{State: judge.HealthStarting, Code: code}, true
+		return observe.Health{State: observe.HealthStarting, Code: code}, true
 	}
-	return judge.Health{State: judge.HealthOther, Code: code}, true
+	return observe.Health{State: observe.HealthOther, Code: code}, true
 }
 
 // statusAfter reads the status after `1.1" ` in an access line.
@@ -489,7 +490,7 @@ func (st *runState) finish() *Run {
 		// them (a traceback is the last thing a dying Python process
 		// prints). Judge them as the live judge does when the process is
 		// gone, without claiming to have seen it go.
-		st.j.Exit(judge.Exit{Gone: true}, end)
+		st.j.Exit(observe.Exit{Gone: true}, end)
 		if st.tick(end) {
 			ev := st.result.Evidence
 			if n := len(ev); n > 0 && strings.HasPrefix(ev[n-1], "[vigil] the server process") {
@@ -552,7 +553,7 @@ func (st *runState) lastLines() []string {
 // phases turns the phase spans into durations: each lasts until the next
 // starts, the last until end (a ready phase has none). No phase starts
 // before first, the run's first stamp (lines before it take it).
-func phases(spans []judge.PhaseSpan, first, end time.Time, timed, ready bool) []Phase {
+func phases(spans []observe.PhaseSpan, first, end time.Time, timed, ready bool) []Phase {
 	at := func(t time.Time) time.Time {
 		if timed && t.Before(first) {
 			return first

@@ -17,7 +17,6 @@ import (
 
 	"vigil/internal/classify"
 	"vigil/internal/follow"
-	"vigil/internal/judge"
 	"vigil/internal/logline"
 )
 
@@ -43,9 +42,6 @@ type Finding struct {
 	StaleLines int
 	// StaleEnd is the last timestamp seen before Offset, if any.
 	StaleEnd time.Time
-	// Stale is how the earlier run ended: its verdict ("failed", "ready",
-	// "" when it ended without one), cause and phase.
-	Stale judge.Offline
 	// How says which evidence decided ("start time", "banner", ...).
 	How string
 }
@@ -130,6 +126,8 @@ func Find(r io.Reader, in Input) (Finding, error) {
 		blockBeforeNew      int64 = -1 // banner block start preceding firstNew with no old stamp between
 		lastOld             time.Time
 		oldSinceBlock       bool
+		lastStamp           time.Time // any line's
+		endBeforeBlock      time.Time // lastStamp when the last banner block began
 	)
 
 	now := time.Now()
@@ -151,8 +149,12 @@ func Find(r io.Reader, in Input) (Finding, error) {
 			}
 			lastBlock = start
 			oldSinceBlock = false
+			endBeforeBlock = lastStamp
 		}
 		prevBanner, prevPre = banner, pre
+		if !stamp.IsZero() {
+			lastStamp = stamp
+		}
 		if !stamp.IsZero() && !in.ProcStart.IsZero() && firstNew < 0 {
 			if stamp.Before(in.ProcStart.Add(-skew)) {
 				lastOld = stamp
@@ -186,35 +188,35 @@ func Find(r io.Reader, in Input) (Finding, error) {
 			f.Offset, f.How = lastBlock, "process start time and start banner"
 		}
 	case lastBlock >= 0:
+		// Without the process's start time every stamp counts as old,
+		// this run's too: the earlier run ended before its banner.
 		f.Offset, f.How = lastBlock, "start banner"
+		lastOld = endBeforeBlock
 	}
 	if f.Offset > 0 {
 		f.StaleEnd = lastOld
-		f.Stale, f.StaleLines = summarize(r, in, f.Offset)
+		f.StaleLines = countLines(r, f.Offset)
 	}
 	return f, nil
 }
 
-// summarize judges the stale part offline, for the "ignored N lines from an
-// earlier run that ended ... with ..." note.
-func summarize(r io.Reader, in Input, end int64) (judge.Offline, int) {
+// countLines counts the stale part's lines, for the "ignored N lines from
+// an earlier run" note.
+func countLines(r io.Reader, end int64) int {
 	rs, ok := r.(io.ReadSeeker)
 	if !ok {
-		return judge.Offline{}, 0
+		return 0
 	}
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
-		return judge.Offline{}, 0
+		return 0
 	}
-	t := time.Unix(0, 0)
-	j := judge.New(judge.Config{Server: in.Kind}, t)
 	n := 0
 	_ = follow.ReadAll(io.LimitReader(rs, end), func(l logline.Line) {
 		if !l.CR {
 			n++
 		}
-		j.Line(l, t)
 	})
-	return j.Offline(), n
+	return n
 }
 
 // parseStamp reads the timestamps servers print.

@@ -10,6 +10,7 @@ import (
 
 	"vigil/internal/judge"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 )
 
 // Session wires sources to a judge.
@@ -17,17 +18,17 @@ type Session struct {
 	Judge    *judge.Judge
 	Now      func() time.Time
 	Lines    <-chan logline.Line
-	Health   <-chan judge.Health
-	Activity <-chan judge.Activity
-	Exit     <-chan judge.Exit
+	Health   <-chan observe.Health
+	Activity <-chan observe.Activity
+	Exit     <-chan observe.Exit
 	// Notes are remarks from the sources (a rotated log, skipped lines).
 	Notes  <-chan string
 	OnNote func(at time.Time, msg string)
 	// Smoke runs the smoke request when the judge asks for it, for the
 	// server kind the judge knows then.
-	Smoke func(ctx context.Context, server string) judge.SmokeResult
+	Smoke func(ctx context.Context, server string) observe.SmokeResult
 	// Sink receives every event, in order.
-	Sink func(judge.Event)
+	Sink func(observe.Event)
 	// OnTick is called after every step, in the judge's goroutine, so a
 	// live view can read the judge's state.
 	OnTick func(now time.Time)
@@ -40,14 +41,14 @@ type Session struct {
 const starvedAfter = time.Second
 
 // Run judges until there is a verdict or ctx ends.
-func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
+func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	tick := s.Tick
 	if tick <= 0 {
 		tick = 50 * time.Millisecond
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	smokeDone := make(chan judge.SmokeResult, 1)
+	smokeDone := make(chan observe.SmokeResult, 1)
 	lines := s.Lines
 	lastLoop := s.Now()
 	for {
