@@ -74,16 +74,9 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHis
 // judgeConfig fills the judge's windows and expectations from the flags
 // and the history.
 func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Config {
-	var learnedTimeout, learnedStall time.Duration
-	if h.learned != nil && h.learned.Samples >= 2 {
-		learnedTimeout = learn.AutoTimeout(*h.learned, defaultTimeout)
-		learnedStall = learn.AutoStallAfter(*h.learned, defaultStallAfter)
-	}
-	cfg.Timeout = f.timeout.resolve(learnedTimeout, defaultTimeout)
-	cfg.StallAfter = f.stallAfter.resolve(learnedStall, defaultStallAfter)
-	cfg.AutoWindows = (f.timeout.auto && learnedTimeout > 0) || (f.stallAfter.auto && learnedStall > 0)
-	cfg.FallbackTimeout = f.timeout.resolve(0, defaultTimeout)
-	cfg.FallbackStall = f.stallAfter.resolve(0, defaultStallAfter)
+	w := learn.Decide(h.learned, f.timeout.given(), f.stallAfter.given(), defaultTimeout, defaultStallAfter)
+	cfg.Timeout, cfg.StallAfter, cfg.AutoWindows = w.Timeout, w.StallAfter, w.Auto
+	cfg.FallbackTimeout, cfg.FallbackStall = w.FallbackTimeout, w.FallbackStall
 	cfg.Expect = f.expects
 	if h.learned != nil {
 		cfg.Learned = h.learned

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"vigil/internal/classify"
 	"vigil/internal/observe"
+	"vigil/internal/procfind"
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
@@ -57,12 +57,12 @@ func preflightHost(kind string, own int) []preflightFinding {
 	}
 	if snap.Available {
 		for _, app := range snap.Apps {
-			out = append(out, preflightFinding{v.GPUOOM, fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, cmdlineText(app.PID))})
+			out = append(out, preflightFinding{v.GPUOOM, fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, procfind.FS{}.CmdlineText(app.PID))})
 		}
 	}
 	if kind != "" {
 		for _, pid := range sameKindProcesses(kind, own) {
-			out = append(out, preflightFinding{"", fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, cmdlineText(pid))})
+			out = append(out, preflightFinding{"", fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, procfind.FS{}.CmdlineText(pid))})
 		}
 	}
 	return out
@@ -79,7 +79,7 @@ func sameKindProcesses(kind string, ownSession int) []int {
 		if err != nil || pid == self || pid == parent {
 			continue
 		}
-		argv := cmdline(pid)
+		argv := procfind.FS{}.Cmdline(pid)
 		if len(argv) == 0 || filepath.Base(argv[0]) == filepath.Base(os.Args[0]) {
 			continue
 		}
@@ -91,17 +91,6 @@ func sameKindProcesses(kind string, ownSession int) []int {
 		}
 	}
 	return out
-}
-
-func cmdlineText(pid int) string {
-	s := strings.Join(cmdline(pid), " ")
-	if s == "" {
-		return "(command line not readable)"
-	}
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
 }
 
 // preflightRefusal is the verdict when --preflight=strict finds a problem:

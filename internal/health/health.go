@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"syscall"
 	"time"
+
 	"vigil/internal/observe"
 )
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
 	"vigil/internal/observe"
 )
 

@@ -228,3 +228,40 @@ func SlowPhase(e Expectation, phase string, elapsed time.Duration) bool {
 	}
 	return elapsed > SlowFactor*p.Typical && elapsed > p.Typical+SlowMargin && elapsed > p.High
 }
+
+// Windows are a startup's time budgets and where they came from.
+type Windows struct {
+	Timeout, StallAfter time.Duration
+	// Auto: at least one of them was learned. Fallback are the values to
+	// use instead when the server turns out to run another configuration.
+	Auto                           bool
+	FallbackTimeout, FallbackStall time.Duration
+}
+
+// Decide picks the budgets: a value the user gave (timeout or stall above
+// zero) wins; else the learned one, with at least MinSamples samples; else
+// the default.
+func Decide(e *Expectation, timeout, stall, defaultTimeout, defaultStall time.Duration) Windows {
+	var learnedTimeout, learnedStall time.Duration
+	if e != nil && e.Samples >= MinSamples {
+		learnedTimeout = AutoTimeout(*e, defaultTimeout)
+		learnedStall = AutoStallAfter(*e, defaultStall)
+	}
+	pick := func(given, learned, fallback time.Duration) time.Duration {
+		switch {
+		case given > 0:
+			return given
+		case learned > 0:
+			return learned
+		}
+		return fallback
+	}
+	w := Windows{
+		Timeout:         pick(timeout, learnedTimeout, defaultTimeout),
+		StallAfter:      pick(stall, learnedStall, defaultStall),
+		Auto:            (timeout <= 0 && learnedTimeout > 0) || (stall <= 0 && learnedStall > 0),
+		FallbackTimeout: pick(timeout, 0, defaultTimeout),
+		FallbackStall:   pick(stall, 0, defaultStall),
+	}
+	return w
+}

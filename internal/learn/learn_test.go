@@ -150,3 +150,28 @@ func TestSlowPhase(t *testing.T) {
 		})
 	}
 }
+
+func TestDecide(t *testing.T) {
+	const defT, defS = time.Hour, 5 * time.Minute
+	learned := expect(3, 100*time.Second, 120*time.Second, ps("weights", 80*time.Second, 90*time.Second))
+	few := expect(1, 100*time.Second, 120*time.Second, ps("weights", 80*time.Second, 90*time.Second))
+	tests := []struct {
+		name           string
+		e              *Expectation
+		timeout, stall time.Duration
+		want           Windows
+	}{
+		{"no history: the defaults", nil, 0, 0, Windows{Timeout: defT, StallAfter: defS, FallbackTimeout: defT, FallbackStall: defS}},
+		{"too few samples: the defaults", &few, 0, 0, Windows{Timeout: defT, StallAfter: defS, FallbackTimeout: defT, FallbackStall: defS}},
+		{"learned both", &learned, 0, 0, Windows{Timeout: 100*time.Second + TimeoutSlack, StallAfter: 160 * time.Second, Auto: true, FallbackTimeout: defT, FallbackStall: defS}},
+		{"given both: nothing learned counts", &learned, time.Minute, time.Second, Windows{Timeout: time.Minute, StallAfter: time.Second, FallbackTimeout: time.Minute, FallbackStall: time.Second}},
+		{"given timeout, learned stall", &learned, time.Minute, 0, Windows{Timeout: time.Minute, StallAfter: 160 * time.Second, Auto: true, FallbackTimeout: time.Minute, FallbackStall: defS}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Decide(tt.e, tt.timeout, tt.stall, defT, defS); got != tt.want {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+
 	"vigil/internal/observe"
 )
 

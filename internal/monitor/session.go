@@ -1,11 +1,8 @@
-// Package session runs one judging session: it owns the judge, feeds it
-// from the log, health, liveness and exit sources, keeps time, and hands
-// every event to the renderer. One goroutine owns the judge; the sources
-// talk to it over channels.
-package session
+package monitor
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"vigil/internal/judge"
@@ -13,7 +10,10 @@ import (
 	"vigil/internal/observe"
 )
 
-// Session wires sources to a judge.
+// Session is the loop that owns the judge: it feeds it from the log,
+// health, liveness and exit sources, keeps time, and hands every event to
+// the sink. One goroutine owns the judge; the sources talk to it over
+// channels.
 type Session struct {
 	Judge    *judge.Judge
 	Now      func() time.Time
@@ -49,6 +49,11 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	smokeDone := make(chan observe.SmokeResult, 1)
+	// The smoke request is joined before Run returns; it ends with ctx.
+	var smoking sync.WaitGroup
+	defer smoking.Wait()
+	smokeCtx, stopSmoke := context.WithCancel(ctx)
+	defer stopSmoke() // before the Wait: a verdict cuts a smoke request short
 	lines := s.Lines
 	lastLoop := s.Now()
 	for {
@@ -85,7 +90,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 		}
 		if s.Judge.WantSmoke() && s.Smoke != nil {
 			server := s.Judge.Server()
-			go func() { smokeDone <- s.Smoke(ctx, server) }()
+			smoking.Go(func() { smokeDone <- s.Smoke(smokeCtx, server) })
 		}
 		now := s.Now()
 		// The loop runs at least every tick; a much longer gap means vigil

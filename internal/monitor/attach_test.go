@@ -1,10 +1,12 @@
-package cli
+package monitor
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vigil/internal/procfind"
 )
 
 func TestFindRunStartSaysHowTheEarlierRunEnded(t *testing.T) {
@@ -40,7 +42,7 @@ func TestFindRunStartSaysHowTheEarlierRunEnded(t *testing.T) {
 			if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			off, note := findRunStart(path, "sglang", 0)
+			off, note := FindRunStart(procfind.FS{}, path, "sglang", 0)
 			if want := int64(strings.LastIndex(text, "[2026-11-29 11")); off != want {
 				t.Errorf("offset %d, want %d", off, want)
 			}
