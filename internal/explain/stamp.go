@@ -8,7 +8,7 @@ import (
 )
 
 // stamper reads the timestamp a line starts with, in the four layouts that
-// classify.Parse recognises (SGLang, vLLM, ISO/TGI, TensorRT-LLM), without
+// classify.ParseFast recognises (SGLang, vLLM, ISO/TGI, TensorRT-LLM), without
 // regular expressions: it runs on every line, so it only looks at the
 // first bytes. Consecutive lines mostly carry the same stamp, so the last
 // stamp's time is kept and a repeat costs one string comparison.

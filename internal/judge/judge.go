@@ -863,7 +863,7 @@ func (j *Judge) evidence(root *signal) []string {
 	var ev []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		key := strings.TrimSpace(classify.Parse(s).Msg)
+		key := strings.TrimSpace(classify.ParseFast(s).Msg)
 		if key == "" || seen[key] {
 			return
 		}

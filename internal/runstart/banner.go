@@ -3,7 +3,7 @@ package runstart
 import "strings"
 
 // IsBanner reports whether msg (a line's message, after the prefixes
-// classify.Parse removes) is a start banner: a line a server prints once,
+// classify.ParseFast removes) is a start banner: a line a server prints once,
 // at the start of a run. Consecutive banner lines form one block.
 func IsBanner(msg string) bool {
 	return isBanner(msg)

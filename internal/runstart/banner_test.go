@@ -41,7 +41,7 @@ var bannerCases = []struct {
 func TestIsBanner(t *testing.T) {
 	for _, tt := range bannerCases {
 		t.Run(tt.name, func(t *testing.T) {
-			msg := classify.Parse(tt.line).Msg
+			msg := classify.ParseFast(tt.line).Msg
 			if got := IsBanner(msg); got != tt.banner {
 				t.Errorf("IsBanner(%q) = %v, want %v", msg, got, tt.banner)
 			}
@@ -92,7 +92,7 @@ func FuzzMayBeBanner(f *testing.F) {
 	}
 	f.Add(strings.Repeat("x", 40) + "main: build")
 	f.Fuzz(func(t *testing.T, line string) {
-		if IsBanner(classify.Parse(line).Msg) && !MayBeBanner(line) {
+		if IsBanner(classify.ParseFast(line).Msg) && !MayBeBanner(line) {
 			t.Errorf("MayBeBanner(%q) = false for a banner", line)
 		}
 	})

@@ -135,7 +135,7 @@ func Find(r io.Reader, in Input) (Finding, error) {
 		if l.CR {
 			return
 		}
-		p := classify.Parse(l.Text)
+		p := classify.ParseFast(l.Text)
 		stamp := parseStamp(p.Stamp, p.StampKind, in.Loc, now)
 		banner := isBanner(p.Msg)
 		pre := !banner && preBanner.MatchString(l.Text)
