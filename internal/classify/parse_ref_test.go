@@ -106,4 +106,3 @@ func Parse(line string) Parsed {
 	p.Msg = msg
 	return p
 }
-
