@@ -165,35 +165,3 @@ func gpuNames() string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// modelFromArgv finds the model a server command line serves: --model-path
-// (SGLang), --model / "serve MODEL" (vLLM, trtllm-serve), --model-id (TGI),
-// -m FILE.gguf (llama.cpp; python's "-m module" is not a model).
-func modelFromArgv(argv []string) string {
-	value := func(i int, a string) string {
-		if _, v, ok := strings.Cut(a, "="); ok {
-			return v
-		}
-		if i+1 < len(argv) {
-			return argv[i+1]
-		}
-		return ""
-	}
-	for i, a := range argv {
-		name, _, _ := strings.Cut(a, "=")
-		switch name {
-		case "--model-path", "--model", "--model-id", "--model_path", "--model_id", "--hf-repo", "-hf":
-			return value(i, a)
-		case "serve":
-			if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-				return argv[i+1]
-			}
-		}
-	}
-	for i, a := range argv {
-		if (a == "-m" || a == "--model-file") && i+1 < len(argv) && strings.HasSuffix(argv[i+1], ".gguf") {
-			return argv[i+1]
-		}
-	}
-	return ""
-}

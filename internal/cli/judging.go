@@ -113,40 +113,6 @@ func parseBaseURL(s string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// guessURL finds the server's URL in its command line: --host/--port (TGI:
-// --hostname, llama.cpp: --host/--port too), else the kind's default port.
-// Wildcard addresses become 127.0.0.1.
-func guessURL(kind string, argv []string) string {
-	host, port := "127.0.0.1", 0
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		name, val, hasVal := strings.Cut(a, "=")
-		if !hasVal && i+1 < len(argv) {
-			val = argv[i+1]
-		}
-		switch name {
-		case "--host", "--hostname":
-			if val != "" && val != "0.0.0.0" && val != "::" && val != "[::]" {
-				host = val
-			}
-		case "--port":
-			if n, err := strconv.Atoi(val); err == nil {
-				port = n
-			}
-		}
-	}
-	if port == 0 {
-		port = classify.Lookup(kind).DefaultPort
-		if port == 0 {
-			port = 8000
-		}
-	}
-	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
-		host = "[" + host + "]"
-	}
-	return fmt.Sprintf("http://%s:%d", host, port)
-}
-
 // defaultLogDir is $XDG_STATE_HOME/vigil/logs, else ~/.local/state/vigil/logs.
 func defaultLogDir(getenv func(string) string) string {
 	if d := getenv("XDG_STATE_HOME"); d != "" {

@@ -113,7 +113,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = guessURL(kind, argv), true
+		base, guessed = classify.GuessURL(kind, argv), true
 	} else {
 		base, _ = parseBaseURL(base)
 	}
@@ -150,7 +150,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		return Usagef("%v", err)
 	}
 	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: base, Argv: argv, Start: start}
-	model := modelFromArgv(argv)
+	model := classify.ModelFromArgv(argv)
 	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes := hist.notes(cfg, &opts.judgeFlags)

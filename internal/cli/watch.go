@@ -97,7 +97,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	}
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = guessURL(kind, argv), true
+		base, guessed = classify.GuessURL(kind, argv), true
 	} else {
 		base, _ = parseBaseURL(base)
 	}
@@ -109,7 +109,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		source = "journal of " + opts.unit
 	}
 	info := render.Info{Mode: "watch", PID: opts.pid, LogFile: source, URL: base, Argv: argv, Start: start}
-	model := modelFromArgv(argv)
+	model := classify.ModelFromArgv(argv)
 	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)

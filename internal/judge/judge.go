@@ -972,27 +972,11 @@ func expandHint(h string, argv []string) string {
 		}
 		flag := h[i+6 : i+k]
 		val := ""
-		if fv, ok := flagValue(argv, flag); ok {
+		if fv, ok := classify.FlagValue(argv, flag); ok {
 			val = " (now " + fv + ")"
 		}
 		h = h[:i] + val + h[i+k+1:]
 	}
-}
-
-// flagValue finds "--x V", "--x=V" (and the underscore spelling) in argv.
-func flagValue(argv []string, flag string) (string, bool) {
-	alt := "--" + strings.ReplaceAll(strings.TrimPrefix(flag, "--"), "-", "_")
-	for i, a := range argv {
-		for _, f := range []string{flag, alt} {
-			if a == f && i+1 < len(argv) {
-				return argv[i+1], true
-			}
-			if strings.HasPrefix(a, f+"=") {
-				return a[len(f)+1:], true
-			}
-		}
-	}
-	return "", false
 }
 
 func fmtDur(d time.Duration) string {
