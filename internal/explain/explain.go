@@ -50,6 +50,7 @@ import (
 
 	"vigil/internal/classify"
 	"vigil/internal/runstart"
+	"vigil/internal/stamp"
 	v "vigil/internal/verdict"
 )
 
@@ -181,7 +182,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	}()
 	for range workers {
 		go func() {
-			st := newStamper(o.Loc, o.Now)
+			st := stamp.NewReader(o.Loc, o.Now)
 			for c := range work {
 				c.judge(&o, st)
 			}
@@ -202,7 +203,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 		emit(run)
 	}
 	var open *runState
-	sp := newStamper(o.Loc, o.Now)
+	sp := stamp.NewReader(o.Loc, o.Now)
 	for c := range order {
 		<-c.done
 		open = c.stitch(&o, sp, open, out)
@@ -256,7 +257,7 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 // judge is a worker's part: learn about the lines, then judge the runs
 // that start in the chunk on the guess that its first possible start is
 // one.
-func (c *chunk) judge(o *Options, st *stamper) {
+func (c *chunk) judge(o *Options, st *stamp.Reader) {
 	defer close(c.done)
 	c.learn(st)
 	c.first = -1
@@ -274,7 +275,7 @@ func (c *chunk) judge(o *Options, st *stamper) {
 
 // stitch is the in-order part: the open run takes the lines before the
 // chunk's first possible start; then the guess is checked.
-func (c *chunk) stitch(o *Options, sp *stamper, open *runState, emit func(*Run)) *runState {
+func (c *chunk) stitch(o *Options, sp *stamp.Reader, open *runState, emit func(*Run)) *runState {
 	head := len(c.lines)
 	if c.first >= 0 {
 		head = c.first
@@ -298,7 +299,7 @@ func (c *chunk) stitch(o *Options, sp *stamper, open *runState, emit func(*Run))
 
 // walk judges lines [from, to) as the continuation of st (nil: a run
 // starts at from) and returns the run open at to.
-func (c *chunk) walk(o *Options, sp *stamper, from, to int, st *runState, finish func(*Run)) *runState {
+func (c *chunk) walk(o *Options, sp *stamp.Reader, from, to int, st *runState, finish func(*Run)) *runState {
 	seg := from // where st's lines in this chunk start
 	for i := from; i < to; i++ {
 		if st == nil {
@@ -326,10 +327,10 @@ func (c *chunk) walk(o *Options, sp *stamper, from, to int, st *runState, finish
 }
 
 // stamp is line i's stamp (Unix ns, 0 for none), read on first use.
-func (c *chunk) stamp(i int, sp *stamper) int64 {
+func (c *chunk) stamp(i int, sp *stamp.Reader) int64 {
 	m := &c.meta[i]
 	if m.flags&fStamped == 0 {
-		m.stamp = sp.of(c.lines[i].text)
+		m.stamp = sp.Of(c.lines[i].text)
 		m.flags |= fStamped
 	}
 	return m.stamp
@@ -337,7 +338,7 @@ func (c *chunk) stamp(i int, sp *stamper) int64 {
 
 // settle brings an idle run's end up to the last stamp among lines
 // [from, to).
-func (c *chunk) settle(st *runState, from, to int, sp *stamper) {
+func (c *chunk) settle(st *runState, from, to int, sp *stamp.Reader) {
 	if !st.stale {
 		return
 	}
@@ -351,7 +352,7 @@ func (c *chunk) settle(st *runState, from, to int, sp *stamper) {
 }
 
 // accepts decides whether line i starts a new run after st.
-func (c *chunk) accepts(st *runState, i int, sp *stamper) bool {
+func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	m := &c.meta[i]
 	if m.flags&fCrash != 0 && st.acceptsCrash(m.banner, c.t0(i, sp)) {
 		return true
@@ -378,7 +379,7 @@ func (c *chunk) bannerAt(i int) string {
 
 // t0 is the start time of a run starting at line i: the first stamp
 // among its first lines, or 0 (an unstamped run).
-func (c *chunk) t0(i int, sp *stamper) int64 {
+func (c *chunk) t0(i int, sp *stamp.Reader) int64 {
 	for k := i; k < len(c.meta) && k < i+t0Lookahead; k++ {
 		if s := c.stamp(k, sp); s != 0 {
 			return s
@@ -389,7 +390,7 @@ func (c *chunk) t0(i int, sp *stamper) int64 {
 
 // learn reads each line's banner and redraw status, and marks where runs
 // may start.
-func (c *chunk) learn(sp *stamper) {
+func (c *chunk) learn(sp *stamp.Reader) {
 	if cap(c.meta) < len(c.lines) {
 		c.meta = make([]meta, len(c.lines))
 	}
@@ -440,7 +441,7 @@ func (c *chunk) learn(sp *stamper) {
 // (at most t0Lookahead lines back). Unstamped lines between the pause and
 // those lines (the end of a traceback) stay with the run before; without
 // such a pause the start stays at s.
-func (c *chunk) preamble(s int, sp *stamper) int {
+func (c *chunk) preamble(s int, sp *stamp.Reader) int {
 	tb := c.stamp(s, sp)
 	if tb == 0 {
 		return s

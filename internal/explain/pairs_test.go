@@ -10,6 +10,7 @@ import (
 
 	"vigil/internal/explain/scenlog"
 	"vigil/internal/scenario"
+	"vigil/internal/stamp"
 )
 
 // TestRestarts: any startup followed in the same log by a restart, soon
@@ -89,7 +90,7 @@ func announced(t *testing.T, sc *scenario.Scenario) bool {
 	scenlog.Write(&buf, sc, start)
 	c := &chunk{}
 	c.lines = newSplitter().split(buf.String(), nil)
-	c.learn(newStamper(time.Local, now))
+	c.learn(stamp.NewReader(time.Local, now))
 	for i := range c.meta {
 		if c.meta[i].flags&(fBanner|fCrash) != 0 {
 			return true

@@ -18,6 +18,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/follow"
 	"vigil/internal/logline"
+	"vigil/internal/stamp"
 )
 
 // Input describes the file and the process.
@@ -136,7 +137,10 @@ func Find(r io.Reader, in Input) (Finding, error) {
 			return
 		}
 		p := classify.ParseFast(l.Text)
-		stamp := parseStamp(p.Stamp, p.StampKind, in.Loc, now)
+		var at time.Time
+		if ns, ok := stamp.Parse(p.Stamp, stamp.KindOf(p.StampKind), in.Loc, now); ok {
+			at = time.Unix(0, ns).In(in.Loc)
+		}
 		banner := isBanner(p.Msg)
 		pre := !banner && preBanner.MatchString(l.Text)
 		if pre && !prevPre {
@@ -152,12 +156,12 @@ func Find(r io.Reader, in Input) (Finding, error) {
 			endBeforeBlock = lastStamp
 		}
 		prevBanner, prevPre = banner, pre
-		if !stamp.IsZero() {
-			lastStamp = stamp
+		if !at.IsZero() {
+			lastStamp = at
 		}
-		if !stamp.IsZero() && !in.ProcStart.IsZero() && firstNew < 0 {
-			if stamp.Before(in.ProcStart.Add(-skew)) {
-				lastOld = stamp
+		if !at.IsZero() && !in.ProcStart.IsZero() && firstNew < 0 {
+			if at.Before(in.ProcStart.Add(-skew)) {
+				lastOld = at
 				oldSinceBlock = true
 			} else {
 				firstNew = l.Offset
@@ -165,8 +169,8 @@ func Find(r io.Reader, in Input) (Finding, error) {
 					blockBeforeNew = lastBlock
 				}
 			}
-		} else if !stamp.IsZero() && firstNew < 0 {
-			lastOld = stamp
+		} else if !at.IsZero() && firstNew < 0 {
+			lastOld = at
 		}
 	})
 	if err != nil {
@@ -217,34 +221,4 @@ func countLines(r io.Reader, end int64) int {
 		}
 	})
 	return n
-}
-
-// parseStamp reads the timestamps servers print.
-func parseStamp(s, kind string, loc *time.Location, now time.Time) time.Time {
-	var t time.Time
-	var err error
-	switch kind {
-	case "sglang":
-		layout := "2006-01-02 15:04:05"
-		if strings.Contains(s, ".") {
-			layout += ".000"
-		}
-		t, err = time.ParseInLocation(layout, s, loc)
-	case "vllm":
-		// No year: take the one that puts the stamp closest to now.
-		t, err = time.ParseInLocation("2006-01-02 15:04:05", now.Format("2006")+"-"+s, loc)
-		if err == nil && t.After(now.Add(24*time.Hour)) {
-			t = t.AddDate(-1, 0, 0)
-		}
-	case "iso":
-		t, err = time.Parse(time.RFC3339Nano, s)
-	case "trtllm":
-		t, err = time.ParseInLocation("01/02/2006-15:04:05", s, loc)
-	default:
-		return time.Time{}
-	}
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }
