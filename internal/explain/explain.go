@@ -7,7 +7,7 @@
 //
 // # Runs
 //
-// A new run starts at a start banner (runstart.IsBanner, together with the
+// A new run starts at a start banner (classify.BannerServer, together with the
 // platform lines vLLM prints just before it) unless the banner belongs to
 // the run so far (acceptsBanner says when). A process that dies before
 // its banner (an import error in its entry point, an argparse error)
@@ -399,7 +399,7 @@ func (c *chunk) learn(sp *stamp.Reader) {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
 		if runstart.MayBeBanner(l.text) {
-			if msg := classify.ParseFast(l.text).Msg; runstart.IsBanner(msg) {
+			if msg := classify.ParseFast(l.text).Msg; classify.BannerServer(msg) != "" {
 				m.flags |= fBanner
 				m.banner = msg
 			}
@@ -416,7 +416,7 @@ func (c *chunk) learn(sp *stamp.Reader) {
 		}
 		if crash >= 0 || m.flags&fBanner != 0 && (i == 0 || c.meta[i-1].flags&fBanner == 0) {
 			s := i
-			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && runstart.IsPreBanner(c.lines[s-1].text) {
+			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && classify.IsPreBanner(c.lines[s-1].text) {
 				s--
 			}
 			if crash < 0 {

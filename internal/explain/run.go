@@ -9,7 +9,6 @@ import (
 	"vigil/internal/judge"
 	"vigil/internal/logline"
 	"vigil/internal/observe"
-	"vigil/internal/runstart"
 	v "vigil/internal/verdict"
 )
 
@@ -414,11 +413,9 @@ func (st *runState) acceptsCrash(e string, t int64) bool {
 // processes, ended, or the banner is another server's. It does not when
 // this run is only a preamble (no banner yet: lines a starting server
 // printed before its banner). A run still starting takes further banners
-// of its own server only where they belong to one start: SGLang, vLLM and
-// TGI print one banner per start (SGLang may lead it with another);
-// llama.cpp prints several banner lines and TensorRT-LLM ranks each print
-// the version banner, so there only the very same banner again is a
-// restart.
+// of its own server only where they belong to one start: a server whose
+// profile prints one banner per start (classify.Starts.OneBanner) restarts
+// on its next main banner; the others only on the very same banner again.
 func (st *runState) acceptsBanner(b string) bool {
 	if st.progressed() || st.ended() {
 		return true
@@ -426,19 +423,18 @@ func (st *runState) acceptsBanner(b string) bool {
 	if len(st.banners) == 0 {
 		return false
 	}
-	if s := runstart.BannerServer(b); st.server != "" && s != "" && s != st.server {
+	if s := classify.BannerServer(b); st.server != "" && s != "" && s != st.server {
 		return true // another server starts
 	}
-	switch st.server {
-	case "sglang", "vllm", "tgi":
+	if classify.StartsOf(st.server).OneBanner {
 		// One banner per start, though SGLang may lead it with another
 		// (its launcher warning): after a lead banner, the main one is
 		// the same start.
-		if runstart.IsLeadBanner(b) {
+		if classify.IsLeadBanner(b) {
 			return true
 		}
 		for _, seen := range st.banners {
-			if !runstart.IsLeadBanner(seen) {
+			if !classify.IsLeadBanner(seen) {
 				return true
 			}
 		}

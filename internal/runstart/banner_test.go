@@ -42,8 +42,8 @@ func TestIsBanner(t *testing.T) {
 	for _, tt := range bannerCases {
 		t.Run(tt.name, func(t *testing.T) {
 			msg := classify.ParseFast(tt.line).Msg
-			if got := IsBanner(msg); got != tt.banner {
-				t.Errorf("IsBanner(%q) = %v, want %v", msg, got, tt.banner)
+			if got := isBanner(msg); got != tt.banner {
+				t.Errorf("isBanner(%q) = %v, want %v", msg, got, tt.banner)
 			}
 			if tt.banner && !MayBeBanner(tt.line) {
 				t.Errorf("MayBeBanner(%q) = false for a banner", tt.line)
@@ -79,7 +79,7 @@ func TestIsPreBanner(t *testing.T) {
 		{"vLLM's utils saying something", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:223] non-default args: {}", false},
 	}
 	for _, tt := range tests {
-		if got := IsPreBanner(tt.line); got != tt.pre {
+		if got := classify.IsPreBanner(tt.line); got != tt.pre {
 			t.Errorf("%s: IsPreBanner = %v, want %v", tt.name, got, tt.pre)
 		}
 	}
@@ -92,7 +92,7 @@ func FuzzMayBeBanner(f *testing.F) {
 	}
 	f.Add(strings.Repeat("x", 40) + "main: build")
 	f.Fuzz(func(t *testing.T, line string) {
-		if IsBanner(classify.ParseFast(line).Msg) && !MayBeBanner(line) {
+		if isBanner(classify.ParseFast(line).Msg) && !MayBeBanner(line) {
 			t.Errorf("MayBeBanner(%q) = false for a banner", line)
 		}
 	})

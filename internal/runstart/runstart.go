@@ -11,8 +11,6 @@ package runstart
 
 import (
 	"io"
-	"regexp"
-	"strings"
 	"time"
 
 	"vigil/internal/classify"
@@ -54,55 +52,7 @@ const startSlack = 50 * time.Millisecond
 // and still belong to it (second-resolution stamps, clock rounding).
 const skew = 2 * time.Second
 
-// banners are the start banners of each server.
-var banners = []struct {
-	server string
-	re     *regexp.Regexp
-}{
-	{"sglang", regexp.MustCompile(`^server_args=ServerArgs\(|launch_server' is still supported`)},
-	// (The logo's middle line: "▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.16.0".)
-	{"vllm", regexp.MustCompile(`vLLM (API )?server version|^args: Namespace\(|█  version \d`)},
-	{"tgi", regexp.MustCompile(`^Args \{`)},
-	{"llamacpp", regexp.MustCompile(`^ggml_cuda_init:|^ggml_vulkan: Found \d+ Vulkan devices|^load_backend:|^build: \d+|^main: build|^common_download_file`)},
-	{"trtllm", regexp.MustCompile(`(?i)tensorrt-llm version|\[TRT-LLM\].*Starting`)},
-}
-
-// preBanner lines are printed by a new process just before its banner.
-// vLLM's logo lines (its banner is the logo's "version" line) are
-// printed around it.
-var preBanner = regexp.MustCompile(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py|\[utils\.py:\d+\]\s*[█▄▀ ]*$`)
-
-// IsLeadBanner reports whether the banner msg is one a server prints
-// ahead of its main banner in the same start (SGLang's warning about its
-// old launcher, lines before its ServerArgs).
-func IsLeadBanner(msg string) bool {
-	return strings.Contains(msg, "launch_server' is still supported")
-}
-
-func isBanner(msg string) bool { return BannerServer(msg) != "" }
-
-// BannerServer names the server whose start banner msg is, or "".
-func BannerServer(msg string) string {
-	for _, b := range banners {
-		if b.re.MatchString(msg) {
-			if b.server == "llamacpp" && downloadTrouble(msg) {
-				return "" // a retry or failure in the middle of a download
-			}
-			return b.server
-		}
-	}
-	return ""
-}
-
-// downloadTrouble: a llama.cpp download line that reports a retry or a
-// failure, not the start of a download.
-func downloadTrouble(msg string) bool {
-	if !strings.HasPrefix(msg, "common_download_file") {
-		return false
-	}
-	m := strings.ToLower(msg)
-	return strings.Contains(m, "retry") || strings.Contains(m, "fail") || strings.Contains(m, "error")
-}
+func isBanner(msg string) bool { return classify.BannerServer(msg) != "" }
 
 // Find reads the existing content r (up to in.Size bytes) and decides.
 func Find(r io.Reader, in Input) (Finding, error) {
@@ -142,7 +92,7 @@ func Find(r io.Reader, in Input) (Finding, error) {
 			at = time.Unix(0, ns).In(in.Loc)
 		}
 		banner := isBanner(p.Msg)
-		pre := !banner && preBanner.MatchString(l.Text)
+		pre := !banner && classify.IsPreBanner(l.Text)
 		if pre && !prevPre {
 			preStart = l.Offset
 		}
