@@ -8,8 +8,8 @@ import (
 
 // Start clues: what each server prints once, at the start of a run, so that
 // a log holding several runs can be cut where each begins. They are data
-// of the profiles, read by the one run splitter (runstart, for watch and
-// explain alike).
+// of the profiles, read by the one run splitter (explain's, which watch
+// uses too when it attaches to a log).
 
 // Starts are a server's start clues.
 type Starts struct {

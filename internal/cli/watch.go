@@ -136,7 +136,11 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if opts.unit != "" {
 		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}
 	} else {
-		offset, note := monitor.FindRunStart(procfind.FS{}, opts.log, kind, opts.pid)
+		var procStart time.Time
+		if opts.pid > 0 {
+			procStart, _ = procfind.StartTime(opts.pid)
+		}
+		offset, note := monitor.FindRunStart(opts.log, kind, procStart)
 		if note != "" {
 			notes = append(notes, note)
 		}

@@ -49,7 +49,6 @@ import (
 	"unsafe"
 
 	"vigil/internal/classify"
-	"vigil/internal/runstart"
 	"vigil/internal/stamp"
 	v "vigil/internal/verdict"
 )
@@ -398,7 +397,7 @@ func (c *chunk) learn(sp *stamp.Reader) {
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
-		if runstart.MayBeBanner(l.text) {
+		if classify.MayBeBanner(l.text) {
 			if msg := classify.ParseFast(l.text).Msg; classify.BannerServer(msg) != "" {
 				m.flags |= fBanner
 				m.banner = msg

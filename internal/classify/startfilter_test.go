@@ -1,10 +1,8 @@
-package runstart
+package classify
 
 import (
 	"strings"
 	"testing"
-
-	"vigil/internal/classify"
 )
 
 var bannerCases = []struct {
@@ -41,9 +39,9 @@ var bannerCases = []struct {
 func TestIsBanner(t *testing.T) {
 	for _, tt := range bannerCases {
 		t.Run(tt.name, func(t *testing.T) {
-			msg := classify.ParseFast(tt.line).Msg
-			if got := isBanner(msg); got != tt.banner {
-				t.Errorf("isBanner(%q) = %v, want %v", msg, got, tt.banner)
+			msg := ParseFast(tt.line).Msg
+			if got := BannerServer(msg) != ""; got != tt.banner {
+				t.Errorf("BannerServer(%q) = %v, want %v", msg, got, tt.banner)
 			}
 			if tt.banner && !MayBeBanner(tt.line) {
 				t.Errorf("MayBeBanner(%q) = false for a banner", tt.line)
@@ -79,7 +77,7 @@ func TestIsPreBanner(t *testing.T) {
 		{"vLLM's utils saying something", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:223] non-default args: {}", false},
 	}
 	for _, tt := range tests {
-		if got := classify.IsPreBanner(tt.line); got != tt.pre {
+		if got := IsPreBanner(tt.line); got != tt.pre {
 			t.Errorf("%s: IsPreBanner = %v, want %v", tt.name, got, tt.pre)
 		}
 	}
@@ -92,7 +90,7 @@ func FuzzMayBeBanner(f *testing.F) {
 	}
 	f.Add(strings.Repeat("x", 40) + "main: build")
 	f.Fuzz(func(t *testing.T, line string) {
-		if isBanner(classify.ParseFast(line).Msg) && !MayBeBanner(line) {
+		if BannerServer(ParseFast(line).Msg) != "" && !MayBeBanner(line) {
 			t.Errorf("MayBeBanner(%q) = false for a banner", line)
 		}
 	})

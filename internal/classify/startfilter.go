@@ -1,26 +1,22 @@
-package runstart
+package classify
 
-import (
-	"strings"
-
-	"vigil/internal/classify"
-)
+import "strings"
 
 // The banner filter is built from the start banners of the profiles
-// (classify.BannerClauses): each clause is the literals one alternative of
+// (BannerClauses): each clause is the literals one alternative of
 // a banner pattern needs. A clause whose longest literal is short is
 // checked on every line as it stands; the others go through a sampled
 // window filter keyed by their longest literal.
 var (
 	bannerAlways     bool // some banner needs no literal: every line may be one
-	shortClauses     []classify.Clause
-	longClauses      []classify.Clause
+	shortClauses     []Clause
+	longClauses      []Clause
 	bannerGrams      *gramFilter
 	shortClauseBelow = 8
 )
 
 func init() {
-	clauses, ok := classify.BannerClauses()
+	clauses, ok := BannerClauses()
 	if !ok {
 		bannerAlways = true
 		return
@@ -38,7 +34,7 @@ func init() {
 	bannerGrams = newGramFilter(keys)
 }
 
-func longest(c classify.Clause) string {
+func longest(c Clause) string {
 	k := ""
 	for _, l := range append(append([]string(nil), c.Exact...), c.Folded...) {
 		if len(l) > len(k) {
@@ -48,7 +44,7 @@ func longest(c classify.Clause) string {
 	return k
 }
 
-func holds(line string, c classify.Clause) bool {
+func holds(line string, c Clause) bool {
 	for _, l := range c.Exact {
 		if !strings.Contains(line, l) {
 			return false
@@ -117,7 +113,7 @@ func newGramFilter(lits []string) *gramFilter {
 		g.step = min(g.step, len(l)-gramLen+1)
 	}
 	if g.step < 1 {
-		panic("runstart: banner literals must be at least 6 bytes")
+		panic("classify: banner literals must be at least 6 bytes")
 	}
 	for _, l := range lits {
 		// The windows' rarest-looking run: best worst window, then best
