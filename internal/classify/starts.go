@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"time"
 )
 
 // Start clues: what each server prints once, at the start of a run, so that
@@ -230,4 +231,50 @@ func clauseOf(t *syntax.Regexp) (Clause, bool) {
 	}
 	flush()
 	return c, len(c.Exact)+len(c.Folded) > 0
+}
+
+// RestartNear is how close to zero a relative clock must drop back to
+// count as a new process's.
+const RestartNear = time.Second
+
+// RelativeTime reads a start clue that is no banner: the relative-time
+// prefix that llama.cpp writes with
+// --log-prefix/--log-timestamps ("M.SS.mmm.uuu L ": minutes, seconds,
+// milliseconds, microseconds since the process started, then a level
+// letter).
+func RelativeTime(line string) (time.Duration, bool) {
+	// The shortest form: "0.00.000.000 I ".
+	if len(line) < 15 || line[0] < '0' || line[0] > '9' {
+		return 0, false
+	}
+	i, min := 0, 0
+	for i < len(line) && i < 6 && line[i] >= '0' && line[i] <= '9' {
+		min = min*10 + int(line[i]-'0')
+		i++
+	}
+	rest := line[i:]
+	if len(rest) < 14 || rest[0] != '.' || rest[3] != '.' || rest[7] != '.' || rest[11] != ' ' || rest[13] != ' ' ||
+		!digitsAt(rest, 1, 2) || !digitsAt(rest, 4, 3) || !digitsAt(rest, 8, 3) || strings.IndexByte("IWED", rest[12]) < 0 {
+		return 0, false
+	}
+	sec, ms, us := atoiAt(rest, 1, 2), atoiAt(rest, 4, 3), atoiAt(rest, 8, 3)
+	return time.Duration(min)*time.Minute + time.Duration(sec)*time.Second +
+		time.Duration(ms)*time.Millisecond + time.Duration(us)*time.Microsecond, true
+}
+
+func digitsAt(s string, at, n int) bool {
+	for k := at; k < at+n; k++ {
+		if s[k] < '0' || s[k] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func atoiAt(s string, at, n int) int {
+	v := 0
+	for k := at; k < at+n; k++ {
+		v = v*10 + int(s[k]-'0')
+	}
+	return v
 }

@@ -3,6 +3,7 @@ package classify
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestBannerOf(t *testing.T) {
@@ -52,5 +53,26 @@ func TestBannerClauses(t *testing.T) {
 	}
 	if len(clauses) != 14 {
 		t.Errorf("%d clauses, want one per alternative (14)", len(clauses))
+	}
+}
+
+func TestRelativeTime(t *testing.T) {
+	tests := []struct {
+		line string
+		want time.Duration
+		ok   bool
+	}{
+		{"0.00.213.525 I srv  llama_server: model loaded", 213525 * time.Microsecond, true},
+		{"12.03.000.001 W x", 12*time.Minute + 3*time.Second + time.Microsecond, true},
+		{"0.00.000.000 E ", 0, true},
+		{"0.00.213.525 X srv", 0, false},
+		{"0.00.213 I srv", 0, false},
+		{"[2026-01-01 10:00:00] x", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := RelativeTime(tt.line)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("RelativeTime(%q) = %v, %v; want %v, %v", tt.line, got, ok, tt.want, tt.ok)
+		}
 	}
 }

@@ -108,6 +108,10 @@ const (
 	// t0Lookahead: a run whose first line carries no stamp starts at the
 	// first stamp among its next lines.
 	t0Lookahead = 64
+	// restartDrop: a relative clock that falls back by more than this is
+	// another process's (a process's own lines may come a little out of
+	// order).
+	restartDrop = 100 * time.Millisecond
 	// restartNear and restartPause shape a restart's preamble (preamble).
 	restartNear  = 5 * time.Second
 	restartPause = 30 * time.Second
@@ -127,6 +131,7 @@ const (
 	fStamped             // stamp is known (stamps are read lazily)
 	fCrash               // a possible run start: a start-up crash block (crash.go); banner holds its error line
 	fDied                // the error line that ends a start-up crash block
+	fRestart             // a new process: a relative clock dropped back near zero
 )
 
 // chunk is one read's worth of lines on its way through the pipeline.
@@ -353,6 +358,9 @@ func (c *chunk) settle(st *runState, from, to int, sp *stamp.Reader) {
 // accepts decides whether line i starts a new run after st.
 func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	m := &c.meta[i]
+	if m.flags&fRestart != 0 {
+		return true
+	}
 	if m.flags&fCrash != 0 && st.acceptsCrash(m.banner, c.t0(i, sp)) {
 		return true
 	}
@@ -394,9 +402,20 @@ func (c *chunk) learn(sp *stamp.Reader) {
 		c.meta = make([]meta, len(c.lines))
 	}
 	c.meta = c.meta[:len(c.lines)]
+	// A relative clock (llama.cpp's "0.00.213.525 I ") that drops back
+	// near zero is a new process. (A drop right at a chunk's start is not
+	// seen: the previous chunk's clock is not known here.)
+	var clock time.Duration
+	ticking := false
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
+		if t, ok := classify.RelativeTime(l.text); ok {
+			if ticking && t < classify.RestartNear && clock-t > restartDrop {
+				m.flags |= fRestart | fStart
+			}
+			clock, ticking = t, true
+		}
 		if classify.MayBeBanner(l.text) {
 			if msg := classify.ParseFast(l.text).Msg; classify.BannerServer(msg) != "" {
 				m.flags |= fBanner

@@ -104,7 +104,12 @@ func writeStat(t *testing.T, root string, pid int, state string, waitStatus int)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(strings.Join(f, " ")+"\n"), 0o644); err != nil {
+	// Written aside and renamed, as reads of the real /proc are whole.
+	tmp := filepath.Join(dir, "stat.tmp")
+	if err := os.WriteFile(tmp, []byte(strings.Join(f, " ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "stat")); err != nil {
 		t.Fatal(err)
 	}
 }
