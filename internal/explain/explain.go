@@ -45,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -176,21 +177,25 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 		free <- &chunk{}
 	}
 	var readErr error
-	go func() {
+	// The reader and the workers end once the input does; Read returns
+	// only after all of them.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
 		defer close(work)
 		defer close(order)
 		readErr = readChunks(r, free, func(c *chunk) {
 			work <- c
 			order <- c
 		})
-	}()
+	})
 	for range workers {
-		go func() {
+		wg.Go(func() {
 			st := stamp.NewReader(o.Loc, o.Now)
 			for c := range work {
 				c.judge(&o, st)
 			}
-		}()
+		})
 	}
 
 	n := 0
