@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"vigil/internal/classify"
@@ -71,12 +70,11 @@ func preflightHost(kind string, own int) []preflightFinding {
 // sameKindProcesses lists running processes whose command line starts the
 // same kind of server (not vigil's own ancestors or children).
 func sameKindProcesses(kind string, ownSession int) []int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	pids, _ := procfind.FS{}.PIDs()
 	self, parent := os.Getpid(), os.Getppid()
 	var out []int
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil || pid == self || pid == parent {
+	for _, pid := range pids {
+		if pid == self || pid == parent {
 			continue
 		}
 		argv := procfind.FS{}.Cmdline(pid)

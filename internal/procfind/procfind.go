@@ -93,7 +93,7 @@ func (p FS) WritersOf(path string) ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("procfind: %w", err)
 	}
-	pids, err := p.pids()
+	pids, err := p.PIDs()
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +152,8 @@ func (p FS) fdFlags(pid int, fd string) (int64, error) {
 	return 0, errors.New("no flags in fdinfo")
 }
 
-// pids lists the processes in the proc file system, in increasing order.
-func (p FS) pids() ([]int, error) {
+// PIDs lists the processes in the proc file system, in increasing order.
+func (p FS) PIDs() ([]int, error) {
 	entries, err := os.ReadDir(p.root())
 	if err != nil {
 		return nil, fmt.Errorf("procfind: %w", err)
@@ -305,7 +305,7 @@ func (p FS) Descendants(pid int) ([]int, error) {
 
 // children maps each PID to its children's PIDs.
 func (p FS) children() (map[int][]int, error) {
-	pids, err := p.pids()
+	pids, err := p.PIDs()
 	if err != nil {
 		return nil, err
 	}
