@@ -50,6 +50,7 @@ import (
 	"unsafe"
 
 	"vigil/internal/classify"
+	"vigil/internal/logline"
 	"vigil/internal/stamp"
 	v "vigil/internal/verdict"
 )
@@ -138,7 +139,7 @@ const (
 // chunk is one read's worth of lines on its way through the pipeline.
 type chunk struct {
 	buf   []byte
-	lines []span
+	lines []logline.Span
 	meta  []meta
 	// first is the first possible run start in the chunk, or -1.
 	first int
@@ -230,7 +231,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 // their buffers: lines point into the buffer, so nothing may keep a line's
 // text once its chunk is done (what is kept is cloned).
 func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
-	sp := newSplitter()
+	sp := logline.NewCutter()
 	for {
 		c := <-free
 		if c.buf == nil {
@@ -239,11 +240,11 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 		n, err := io.ReadFull(r, c.buf)
 		c.lines = c.lines[:0]
 		if n > 0 {
-			c.lines = sp.split(unsafe.String(&c.buf[0], n), c.lines)
+			c.lines = sp.Split(unsafe.String(&c.buf[0], n), c.lines)
 		}
 		done := err != nil
 		if done {
-			c.lines = sp.flush(c.lines)
+			c.lines = sp.Flush(c.lines)
 		}
 		if len(c.lines) > 0 {
 			c.done = make(chan struct{})
@@ -323,7 +324,7 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, from, to int, st *runState, f
 		if st.idle() {
 			// A ready run only counts its lines; its last stamp is read
 			// when it ends or the chunk does.
-			st.last = c.lines[i].no
+			st.last = c.lines[i].No
 			st.stale = true
 			continue
 		}
@@ -339,7 +340,7 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, from, to int, st *runState, f
 func (c *chunk) stamp(i int, sp *stamp.Reader) int64 {
 	m := &c.meta[i]
 	if m.flags&fStamped == 0 {
-		m.stamp = sp.Of(c.lines[i].text)
+		m.stamp = sp.Of(c.lines[i].Text)
 		m.flags |= fStamped
 	}
 	return m.stamp
@@ -415,14 +416,14 @@ func (c *chunk) learn(sp *stamp.Reader) {
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
-		if t, ok := classify.RelativeTime(l.text); ok {
+		if t, ok := classify.RelativeTime(l.Text); ok {
 			if ticking && t < classify.RestartNear && clock-t > restartDrop {
 				m.flags |= fRestart | fStart
 			}
 			clock, ticking = t, true
 		}
-		if classify.MayBeBanner(l.text) {
-			if msg := classify.ParseFast(l.text).Msg; classify.BannerServer(msg) != "" {
+		if classify.MayBeBanner(l.Text) {
+			if msg := classify.ParseFast(l.Text).Msg; classify.BannerServer(msg) != "" {
 				m.flags |= fBanner
 				m.banner = msg
 			}
@@ -431,7 +432,7 @@ func (c *chunk) learn(sp *stamp.Reader) {
 	for i := range c.lines {
 		m := &c.meta[i]
 		crash := -1
-		if t := c.lines[i].text; t != "" && (t[0] == 'T' || t[0] == 'u') {
+		if t := c.lines[i].Text; t != "" && (t[0] == 'T' || t[0] == 'u') {
 			if end, ok := c.crashBlock(i); ok {
 				crash = end
 				c.meta[end].flags |= fDied
@@ -439,7 +440,7 @@ func (c *chunk) learn(sp *stamp.Reader) {
 		}
 		if crash >= 0 || m.flags&fBanner != 0 && (i == 0 || c.meta[i-1].flags&fBanner == 0) {
 			s := i
-			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && classify.IsPreBanner(c.lines[s-1].text) {
+			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && classify.IsPreBanner(c.lines[s-1].Text) {
 				s--
 			}
 			if crash < 0 {
@@ -448,10 +449,10 @@ func (c *chunk) learn(sp *stamp.Reader) {
 			c.meta[s].flags |= fStart
 			if crash >= 0 && c.meta[s].flags&fBanner == 0 {
 				c.meta[s].flags |= fCrash
-				c.meta[s].banner = c.lines[crash].text
+				c.meta[s].banner = c.lines[crash].Text
 			}
 		}
-		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(c.lines[i].text) {
+		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(c.lines[i].Text) {
 			m.flags |= fSkip
 		}
 	}
@@ -493,5 +494,5 @@ func (c *chunk) preamble(s int, sp *stamp.Reader) int {
 // overwrites.
 func (c *chunk) redraw(i int) bool {
 	l := &c.lines[i]
-	return l.cr && c.lines[i+1].off == l.off+int64(len(l.text))+l.cut+1
+	return l.CR && c.lines[i+1].Off == l.Off+int64(len(l.Text))+l.Cut+1
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vigil/internal/explain/scenlog"
+	"vigil/internal/logline"
 	"vigil/internal/scenario"
 	"vigil/internal/stamp"
 )
@@ -89,7 +90,7 @@ func announced(t *testing.T, sc *scenario.Scenario) bool {
 	var buf bytes.Buffer
 	scenlog.Write(&buf, sc, start)
 	c := &chunk{}
-	c.lines = newSplitter().split(buf.String(), nil)
+	c.lines = logline.NewCutter().Split(buf.String(), nil)
 	c.learn(stamp.NewReader(time.Local, now))
 	for i := range c.meta {
 		if c.meta[i].flags&(fBanner|fCrash) != 0 {

@@ -88,8 +88,8 @@ type runState struct {
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
 // start (the first stamp near its start, or a fixed time when unstamped).
-func newRun(server string, first *span, t0 int64) *runState {
-	st := &runState{off: first.off, first: first.no, last: first.no}
+func newRun(server string, first *logline.Span, t0 int64) *runState {
+	st := &runState{off: first.Off, first: first.No, last: first.No}
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
 	st.j = judge.New(judge.Config{Server: server, NoHealth: true}, st.t0)
@@ -115,12 +115,12 @@ func (st *runState) probation() bool { return st.readyNo > 0 }
 // afterReady reads a line of a run on probation: a good health answer
 // confirms it ready, bad ones in a row make it a health failure, and the
 // probation ends after upSettle (by the stamps) or upSettleLines.
-func (st *runState) afterReady(l *span, now time.Time) {
-	if now.Sub(st.readyAt) >= upSettle || l.no-st.readyNo >= upSettleLines {
+func (st *runState) afterReady(l *logline.Span, now time.Time) {
+	if now.Sub(st.readyAt) >= upSettle || l.No-st.readyNo >= upSettleLines {
 		st.readyNo = 0
 		return
 	}
-	text := l.text
+	text := l.Text
 	if strings.Contains(text, "HTTP/1.") || strings.Contains(text, "request: ") {
 		if h, ok := accessHealth(text); ok {
 			if h.State == observe.HealthOK {
@@ -163,13 +163,13 @@ func (st *runState) stampAt(t int64) {
 }
 
 // feed judges one line stamped at t (0: unstamped).
-func (st *runState) feed(l *span, m *meta, t int64) {
-	st.last = l.no
+func (st *runState) feed(l *logline.Span, m *meta, t int64) {
+	st.last = l.No
 	if t != 0 {
 		st.stampAt(t)
 	}
 	if m.flags&fDied != 0 && !st.died {
-		st.died, st.diedLine = true, strings.Clone(l.text)
+		st.died, st.diedLine = true, strings.Clone(l.Text)
 	}
 	if st.result != nil {
 		if st.probation() {
@@ -185,7 +185,7 @@ func (st *runState) feed(l *span, m *meta, t int64) {
 	}
 	// The line's text lives in a read buffer that is reused: whatever
 	// keeps it (the judge, the evidence ring) gets a copy.
-	text := strings.Clone(l.text)
+	text := strings.Clone(l.Text)
 	if strings.TrimSpace(text) != "" {
 		st.ring[st.ringN%ringSize] = text
 		st.ringN++
@@ -202,7 +202,7 @@ func (st *runState) feed(l *span, m *meta, t int64) {
 	if st.tick(before) {
 		return
 	}
-	st.j.Line(logline.Line{Text: text, Offset: l.off, CR: l.cr, Cut: l.cut}, now)
+	st.j.Line(logline.Line{Text: text, Offset: l.Off, CR: l.CR, Cut: l.Cut}, now)
 	st.drain()
 	st.watch(text, now)
 	if st.tick(now) {
