@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"time"
+
+	v "vigil/internal/verdict"
 )
 
 // Start clues: what each server prints once, at the start of a run, so that
@@ -68,8 +70,9 @@ var starts = map[string]*Starts{
 	},
 }
 
-// startOrder is the order in which the servers' banners are tried.
-var startOrder = []string{"sglang", "vllm", "tgi", "llamacpp", "trtllm"}
+// startOrder is the order in which the servers' banners are tried (no two
+// servers' banners match one line).
+var startOrder = v.Servers
 
 // StartsOf returns the server's start clues (empty for an unknown one).
 func StartsOf(server string) *Starts {

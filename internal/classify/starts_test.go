@@ -76,3 +76,15 @@ func TestRelativeTime(t *testing.T) {
 		}
 	}
 }
+
+func TestSaysListening(t *testing.T) {
+	for line, want := range map[string]bool{
+		"INFO:     Application startup complete.":                                 true,
+		"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)": true,
+		"INFO:     Started server process [7]":                                    false,
+	} {
+		if got := SaysListening(line); got != want {
+			t.Errorf("SaysListening(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

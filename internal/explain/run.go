@@ -256,7 +256,7 @@ func (st *runState) drain() {
 // watch looks for what only the log can tell offline: the server saying
 // it listens, and health answers in its access log.
 func (st *runState) watch(t string, now time.Time) {
-	if st.up == 0 && (strings.Contains(t, "Application startup complete") || strings.Contains(t, "Uvicorn running on")) {
+	if st.up == 0 && classify.SaysListening(t) {
 		st.up, st.upAt = st.last, now
 	}
 	if strings.Contains(t, "HTTP/1.") || strings.Contains(t, "request: ") {

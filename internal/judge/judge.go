@@ -252,7 +252,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.sayUp(now)
 		j.emit(now, observe.ReadyLine{Line: c.Raw})
 	}
-	if strings.Contains(c.Msg, "Application startup complete") || strings.Contains(c.Msg, "Uvicorn running on") {
+	if classify.SaysListening(c.Msg) {
 		j.upLineText = c.Raw
 		j.sayUp(now)
 	}
