@@ -81,7 +81,7 @@ func DetectCommand(argv []string) string {
 
 // DetectLog names the server whose output this line is, or "".
 func DetectLog(line string) string {
-	for _, name := range []string{"sglang", "vllm", "trtllm", "llamacpp", "tgi"} {
+	for _, name := range v.Servers {
 		for _, d := range Profiles[name].Detect {
 			if strings.Contains(line, d) {
 				return name

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"regexp"
-	"strings"
 )
 
 // Parsed is one line of server output with the decorations that servers add
@@ -31,24 +30,12 @@ func (p *Parsed) Warning() bool {
 }
 
 var (
-	ansiRe = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07`)
-	// vLLM decorates every line of a child process: "(EngineCore_DP0 pid=7502) ".
-	vllmProcRe = regexp.MustCompile(`^\(([^()]*?) pid=(\d+)\) ?`)
-	// vLLM's logging header, with or without the brackets of versions
-	// before 2025-02: "INFO 05-19 10:11:12 [core.py:77] ".
-	vllmHeaderRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? \[?[^\]\s:]+:\d+\] ?`)
-	// SGLang: "[2026-05-24 00:52:39 DP0 TP1] ", milliseconds optional.
-	sglangHeaderRe = regexp.MustCompile(`^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?)((?: [A-Z_]+\d+)*)\] ?`)
-	// Older SGLang: "[gpu_id=0] ".
-	sglangGPURe = regexp.MustCompile(`^\[gpu_id=(\d+)\] ?`)
 	// TensorRT-LLM: "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [I] ".
 	trtHeaderRe = regexp.MustCompile(`^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM\] (?:\[(MPI_Rank \d+)\] )?\[([FEWIV])\] ?`)
 	// TensorRT-LLM's C++ runtime: "[TensorRT-LLM][INFO] ".
 	trtCppRe = regexp.MustCompile(`^\[TensorRT-LLM\]\[(ERROR|WARNING|INFO|VERBOSE|DEBUG)\] ?`)
 	// TGI (tracing, compact): "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: ".
 	tgiHeaderRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s+((?:(?:shard-manager|download|webserver|warmup|\w*text_generation\w*(?:::\w+)*): )*)(?:[\w/.-]+\.rs:\d+: )?`)
-	// uvicorn's level prefix, padded: "INFO:     ".
-	uvicornRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL):\s+`)
 	// llama.cpp with --log-timestamps/--log-prefix: "0.00.347.618 W ".
 	llamaPrefixRe = regexp.MustCompile(`^(?:\d+\.\d\d\.\d\d\d\.\d\d\d )?([IWED]) `)
 	// glog-style C++ lines from torch/NCCL: "[rank0]:[W1218 20:27:21.4 ProcessGroupNCCL.cpp:629] ".
@@ -63,97 +50,6 @@ var levelNames = map[string]string{
 	"WARNING": "warning", "WARN": "warning", "W": "warning",
 	"ERROR": "error", "E": "error",
 	"CRITICAL": "critical", "F": "critical",
-}
-
-// StripANSI removes terminal colour and control sequences.
-func StripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	return ansiRe.ReplaceAllString(s, "")
-}
-
-// Parse takes a line of server output apart. It recognises the prefixes of
-// SGLang, vLLM, TensorRT-LLM, TGI, llama.cpp, uvicorn and torch's C++ logs,
-// in any combination that these servers print them.
-func Parse(line string) Parsed {
-	raw := StripANSI(line)
-	p := Parsed{Raw: raw}
-	msg := strings.TrimRight(raw, " \t")
-	// Leading spaces are kept for traceback frames ("  File ..."), so only
-	// prefixes that start at column 0 are considered.
-	if m := vllmProcRe.FindStringSubmatch(msg); m != nil {
-		p.Source = m[1]
-		msg = msg[len(m[0]):]
-	}
-	switch {
-	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||
-		strings.HasPrefix(msg, "DEBUG") || strings.HasPrefix(msg, "CRITICAL"):
-		if m := vllmHeaderRe.FindStringSubmatch(msg); m != nil {
-			p.Level = levelNames[m[1]]
-			p.Stamp, p.StampKind = m[2], "vllm"
-			msg = msg[len(m[0]):]
-		}
-	case strings.HasPrefix(msg, "[20") || strings.HasPrefix(msg, "[19"):
-		if m := sglangHeaderRe.FindStringSubmatch(msg); m != nil {
-			p.Stamp, p.StampKind = m[1], "sglang"
-			if r := strings.TrimSpace(m[2]); r != "" {
-				p.Source = r
-			}
-			msg = msg[len(m[0]):]
-		}
-	case strings.HasPrefix(msg, "[gpu_id="):
-		if m := sglangGPURe.FindStringSubmatch(msg); m != nil {
-			p.Source = "GPU" + m[1]
-			msg = msg[len(m[0]):]
-		}
-	case len(msg) > 20 && msg[4] == '-' && msg[10] == 'T':
-		if m := tgiHeaderRe.FindStringSubmatch(msg); m != nil {
-			p.Stamp, p.StampKind = m[1], "iso"
-			p.Level = levelNames[m[2]]
-			msg = msg[len(m[0]):]
-			// TGI tags shard lines with a trailing span field.
-			if i := strings.LastIndex(msg, " rank="); i >= 0 && isDigits(msg[i+6:]) {
-				p.Source = "rank " + msg[i+6:]
-				msg = msg[:i]
-			}
-		}
-	}
-	if strings.HasPrefix(msg, "[") {
-		if m := trtHeaderRe.FindStringSubmatch(msg); m != nil {
-			if m[1] != "" {
-				p.Stamp, p.StampKind = m[1], "trtllm"
-			}
-			if m[2] != "" {
-				p.Source = m[2]
-			}
-			p.Level = levelNames[m[3]]
-			msg = msg[len(m[0]):]
-		} else if m := trtCppRe.FindStringSubmatch(msg); m != nil {
-			p.Level = levelNames[m[1]]
-			msg = msg[len(m[0]):]
-		} else if m := glogRe.FindStringSubmatch(msg); m != nil {
-			if m[1] != "" && p.Source == "" {
-				p.Source = "rank" + m[1]
-			}
-			p.Level = levelNames[m[2]]
-			msg = msg[len(m[0]):]
-		}
-	}
-	if m := uvicornRe.FindStringSubmatch(msg); m != nil {
-		p.Level = levelNames[m[1]]
-		msg = msg[len(m[0]):]
-	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && msg[0] >= '0' && msg[0] <= '9' && msg[1] == '.' {
-		if m := llamaPrefixRe.FindStringSubmatch(msg); m != nil {
-			p.Level = levelNames[m[1]]
-			msg = msg[len(m[0]):]
-		}
-	}
-	if p.Level == "" && pyWarningRe.MatchString(msg) {
-		p.Level = "warning"
-	}
-	p.Msg = msg
-	return p
 }
 
 func isDigits(s string) bool {

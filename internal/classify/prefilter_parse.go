@@ -1,18 +1,23 @@
 package classify
 
-import "strings"
+import (
+	"strings"
 
-// ParseFast returns exactly what Parse returns (FuzzParseFast compares the
-// two), several times faster: the prefixes that nearly every line carries
-// (vLLM's process tag and header, SGLang's stamp and ranks, uvicorn's
-// level) are taken apart by hand, and every other pattern's regular
-// expression only runs when the line starts the way that pattern needs. A
-// line with no prefix at all costs a few byte comparisons. Lines with ANSI
-// escapes, which are rare, go through Parse.
+	"vigil/internal/ansi"
+)
+
+// ParseFast takes a line of server output apart. It recognises the
+// prefixes of SGLang, vLLM, TensorRT-LLM, TGI, llama.cpp, uvicorn and
+// torch's C++ logs, in any combination that these servers print them.
+//
+// It returns exactly what the simple reference parser of the tests returns
+// (FuzzParse compares the two): the prefixes that nearly every line
+// carries (vLLM's process tag and header, SGLang's stamp and ranks,
+// uvicorn's level) are taken apart by hand, and every other pattern's
+// regular expression only runs when the line starts the way that pattern
+// needs. A line with no prefix at all costs a few byte comparisons.
 func ParseFast(line string) Parsed {
-	if strings.IndexByte(line, 0x1b) >= 0 {
-		return Parse(line)
-	}
+	line = ansi.Strip(line)
 	p := Parsed{Raw: line}
 	msg := strings.TrimRight(line, " \t")
 	if strings.HasPrefix(msg, "(") {

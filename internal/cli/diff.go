@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
 )
 
@@ -161,7 +162,7 @@ func newPhaseDiff(name string, x float64, okA bool, y float64, okB bool) phaseDi
 
 func ptr(f float64) *float64 { return &f }
 
-func phaseMap(ph []history.Phase) map[string]float64 {
+func phaseMap(ph []learn.Phase) map[string]float64 {
 	m := make(map[string]float64, len(ph))
 	for _, p := range ph {
 		m[p.Name] += p.Seconds
@@ -170,13 +171,13 @@ func phaseMap(ph []history.Phase) map[string]float64 {
 }
 
 // phaseUnion lists the phases of either startup, in the contract's order.
-func phaseUnion(a, b []history.Phase) []string {
+func phaseUnion(a, b []learn.Phase) []string {
 	m := phaseMap(a)
 	for k, v := range phaseMap(b) {
 		m[k] += v
 	}
 	var out []string
-	for _, p := range history.PhasesFrom(m) {
+	for _, p := range learn.PhasesFrom(m) {
 		out = append(out, p.Name)
 	}
 	return out

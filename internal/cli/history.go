@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
 )
 
@@ -183,7 +184,7 @@ func verdictWithCause(st history.Startup) string {
 	return histDash(st.Verdict)
 }
 
-func phaseTimes(ph []history.Phase) string {
+func phaseTimes(ph []learn.Phase) string {
 	parts := make([]string, 0, len(ph))
 	for _, p := range ph {
 		parts = append(parts, p.Name+" "+histSecs(p.Seconds))
@@ -261,7 +262,7 @@ func startupsJSON(list []history.Startup) []startupJSON {
 
 // phaseSeconds marshals as a JSON object of phase name to seconds, in the
 // order the phases were passed.
-type phaseSeconds []history.Phase
+type phaseSeconds []learn.Phase
 
 func (p phaseSeconds) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer

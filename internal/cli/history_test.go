@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
 )
 
@@ -59,16 +60,16 @@ func seed(t *testing.T, path string) {
 		{StartedAt: t0, Server: "sglang", Version: "0.5.6", Model: "Qwen/Qwen3-8B", Host: "gpu-01", GPUs: "1x H100",
 			Config: cfg, Fingerprint: "aaaa", TotalSeconds: 41.7, Verdict: "ready", Phase: "ready",
 			Summary: "ready in 41.7s", LogPath: "/logs/1.log",
-			Phases: []history.Phase{{Name: "launch", Seconds: 1.2}, {Name: "init", Seconds: 2}, {Name: "weights", Seconds: 20.1}, {Name: "kv_cache", Seconds: 3}, {Name: "cuda_graph", Seconds: 12.4}, {Name: "serving", Seconds: 3}}},
+			Phases: []learn.Phase{{Name: "launch", Seconds: 1.2}, {Name: "init", Seconds: 2}, {Name: "weights", Seconds: 20.1}, {Name: "kv_cache", Seconds: 3}, {Name: "cuda_graph", Seconds: 12.4}, {Name: "serving", Seconds: 3}}},
 		{StartedAt: t0.Add(time.Hour), Server: "sglang", Version: "0.5.6", Model: "Qwen/Qwen3-8B", Host: "gpu-01",
 			Config: srvconfig.Config{{Key: "model_path", Value: "Qwen/Qwen3-8B"}, {Key: "tp_size", Value: "1"},
 				{Key: "mem_fraction_static", Value: "0.95"}, {Key: "port", Value: "30000"}, {Key: "enable_torch_compile", Value: "True"}},
 			Fingerprint: "bbbb", TotalSeconds: 31, Verdict: "failed", Cause: "gpu_oom", Phase: "kv_cache",
 			Summary: "rank 0 could not allocate the KV cache", LogPath: "/logs/2.log",
-			Phases: []history.Phase{{Name: "launch", Seconds: 1.2}, {Name: "init", Seconds: 2}, {Name: "weights", Seconds: 26.8}, {Name: "kv_cache", Seconds: 1}}},
+			Phases: []learn.Phase{{Name: "launch", Seconds: 1.2}, {Name: "init", Seconds: 2}, {Name: "weights", Seconds: 26.8}, {Name: "kv_cache", Seconds: 1}}},
 		{StartedAt: t0.Add(2 * time.Hour), Server: "vllm", Version: "0.11.0", Model: "meta-llama/Llama-3.1-8B", Host: "gpu-01",
 			TotalSeconds: 95, Verdict: "ready", Phase: "ready",
-			Phases: []history.Phase{{Name: "launch", Seconds: 5}, {Name: "weights", Seconds: 30}, {Name: "compile", Seconds: 60}}},
+			Phases: []learn.Phase{{Name: "launch", Seconds: 5}, {Name: "weights", Seconds: 30}, {Name: "compile", Seconds: 60}}},
 	}
 	for _, st := range startups {
 		if _, err := s.Record(context.Background(), st); err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"vigil/internal/history"
 	"vigil/internal/judge"
+	"vigil/internal/learn"
+	"vigil/internal/observe"
 	"vigil/internal/render"
 	"vigil/internal/srvconfig"
 )
@@ -20,7 +22,7 @@ import (
 type startupHistory struct {
 	store    *history.Store
 	key      history.Key
-	learned  *history.Expectation
+	learned  *learn.Expectation
 	warnings []string
 }
 
@@ -72,16 +74,9 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHis
 // judgeConfig fills the judge's windows and expectations from the flags
 // and the history.
 func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Config {
-	var learnedTimeout, learnedStall time.Duration
-	if h.learned != nil && h.learned.Samples >= 2 {
-		learnedTimeout = history.AutoTimeout(*h.learned, defaultTimeout)
-		learnedStall = history.AutoStallAfter(*h.learned, defaultStallAfter)
-	}
-	cfg.Timeout = f.timeout.resolve(learnedTimeout, defaultTimeout)
-	cfg.StallAfter = f.stallAfter.resolve(learnedStall, defaultStallAfter)
-	cfg.AutoWindows = (f.timeout.auto && learnedTimeout > 0) || (f.stallAfter.auto && learnedStall > 0)
-	cfg.FallbackTimeout = f.timeout.resolve(0, defaultTimeout)
-	cfg.FallbackStall = f.stallAfter.resolve(0, defaultStallAfter)
+	w := learn.Decide(h.learned, f.timeout.given(), f.stallAfter.given(), defaultTimeout, defaultStallAfter)
+	cfg.Timeout, cfg.StallAfter, cfg.AutoWindows = w.Timeout, w.StallAfter, w.Auto
+	cfg.FallbackTimeout, cfg.FallbackStall = w.FallbackTimeout, w.FallbackStall
 	cfg.Expect = f.expects
 	if h.learned != nil {
 		cfg.Learned = h.learned
@@ -104,7 +99,7 @@ func (h *startupHistory) notes(cfg judge.Config, f *judgeFlags) []string {
 }
 
 // record stores the judged startup and returns its id (0 when not stored).
-func (h *startupHistory) record(res *judge.Result, info render.Info, model string, extras map[string]any) (int64, string) {
+func (h *startupHistory) record(res *observe.Result, info render.Info, model string, extras map[string]any) (int64, string) {
 	if h.store == nil {
 		return 0, ""
 	}
@@ -117,7 +112,7 @@ func (h *startupHistory) record(res *judge.Result, info render.Info, model strin
 	st := history.Startup{
 		StartedAt: info.Start, Server: res.Server, Version: version, Model: model, Host: host,
 		GPUs: gpuNames(), Config: res.Config, Fingerprint: res.Fingerprint,
-		Phases:       history.PhasesFrom(render.PhaseDurations(res.Phases, res.At)),
+		Phases:       learn.PhasesFrom(render.PhaseDurations(res.Phases, res.At)),
 		TotalSeconds: res.At.Sub(info.Start).Seconds(),
 		Verdict:      string(res.Verdict), Cause: string(res.Cause), Phase: string(res.Phase), Summary: res.Summary, LogPath: info.LogFile,
 	}
@@ -169,36 +164,4 @@ func gpuNames() string {
 		parts = append(parts, fmt.Sprintf("%dx %s", counts[n], n))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// modelFromArgv finds the model a server command line serves: --model-path
-// (SGLang), --model / "serve MODEL" (vLLM, trtllm-serve), --model-id (TGI),
-// -m FILE.gguf (llama.cpp; python's "-m module" is not a model).
-func modelFromArgv(argv []string) string {
-	value := func(i int, a string) string {
-		if _, v, ok := strings.Cut(a, "="); ok {
-			return v
-		}
-		if i+1 < len(argv) {
-			return argv[i+1]
-		}
-		return ""
-	}
-	for i, a := range argv {
-		name, _, _ := strings.Cut(a, "=")
-		switch name {
-		case "--model-path", "--model", "--model-id", "--model_path", "--model_id", "--hf-repo", "-hf":
-			return value(i, a)
-		case "serve":
-			if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-				return argv[i+1]
-			}
-		}
-	}
-	for i, a := range argv {
-		if (a == "-m" || a == "--model-file") && i+1 < len(argv) && strings.HasSuffix(argv[i+1], ".gguf") {
-			return argv[i+1]
-		}
-	}
-	return ""
 }

@@ -7,12 +7,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"vigil/internal/classify"
-	"vigil/internal/judge"
+	"vigil/internal/observe"
+	"vigil/internal/procfind"
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
@@ -57,12 +56,12 @@ func preflightHost(kind string, own int) []preflightFinding {
 	}
 	if snap.Available {
 		for _, app := range snap.Apps {
-			out = append(out, preflightFinding{v.GPUOOM, fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, cmdlineText(app.PID))})
+			out = append(out, preflightFinding{v.GPUOOM, fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, procfind.FS{}.CmdlineText(app.PID))})
 		}
 	}
 	if kind != "" {
 		for _, pid := range sameKindProcesses(kind, own) {
-			out = append(out, preflightFinding{"", fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, cmdlineText(pid))})
+			out = append(out, preflightFinding{"", fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, procfind.FS{}.CmdlineText(pid))})
 		}
 	}
 	return out
@@ -71,15 +70,14 @@ func preflightHost(kind string, own int) []preflightFinding {
 // sameKindProcesses lists running processes whose command line starts the
 // same kind of server (not vigil's own ancestors or children).
 func sameKindProcesses(kind string, ownSession int) []int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	pids, _ := procfind.FS{}.PIDs()
 	self, parent := os.Getpid(), os.Getppid()
 	var out []int
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil || pid == self || pid == parent {
+	for _, pid := range pids {
+		if pid == self || pid == parent {
 			continue
 		}
-		argv := cmdline(pid)
+		argv := procfind.FS{}.Cmdline(pid)
 		if len(argv) == 0 || filepath.Base(argv[0]) == filepath.Base(os.Args[0]) {
 			continue
 		}
@@ -93,21 +91,10 @@ func sameKindProcesses(kind string, ownSession int) []int {
 	return out
 }
 
-func cmdlineText(pid int) string {
-	s := strings.Join(cmdline(pid), " ")
-	if s == "" {
-		return "(command line not readable)"
-	}
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
-}
-
 // preflightRefusal is the verdict when --preflight=strict finds a problem:
 // the start would fail, so it is not launched.
-func preflightRefusal(findings []preflightFinding, start time.Time) *judge.Result {
-	r := &judge.Result{Verdict: v.Failed, Cause: v.Exception, Phase: v.Launch, At: start, RuleID: "preflight",
+func preflightRefusal(findings []preflightFinding, start time.Time) *observe.Result {
+	r := &observe.Result{Verdict: v.Failed, Cause: v.Exception, Phase: v.Launch, At: start, RuleID: "preflight",
 		Summary: "not launched: the preflight check found a problem (--preflight=strict)",
 		Hint:    "stop the process holding the port or the GPUs (or choose another --port), then start again; --preflight=warn only reports"}
 	for _, f := range findings {
@@ -116,7 +103,7 @@ func preflightRefusal(findings []preflightFinding, start time.Time) *judge.Resul
 		}
 		r.Evidence = append(r.Evidence, "[preflight] "+f.text)
 	}
-	r.Phases = []judge.PhaseSpan{{Phase: v.Launch, Start: start}}
+	r.Phases = []observe.PhaseSpan{{Phase: v.Launch, Start: start}}
 	return r
 }
 

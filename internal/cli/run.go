@@ -18,6 +18,8 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
+	"vigil/internal/monitor"
+	"vigil/internal/observe"
 	"vigil/internal/procstat"
 	"vigil/internal/render"
 	v "vigil/internal/verdict"
@@ -111,7 +113,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = guessURL(kind, argv), true
+		base, guessed = classify.GuessURL(kind, argv), true
 	} else {
 		base, _ = parseBaseURL(base)
 	}
@@ -148,32 +150,22 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		return Usagef("%v", err)
 	}
 	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: base, Argv: argv, Start: start}
-	model := modelFromArgv(argv)
+	model := classify.ModelFromArgv(argv)
 	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
-	j := newJudging(env, &opts.judgeFlags, info, cfg)
 	notes := hist.notes(cfg, &opts.judgeFlags)
 	for _, f := range findings {
 		notes = append(notes, "preflight: "+f.text)
 	}
-	j.queueNotes(notes)
-	if opts.preflight == "warn" {
-		go func() {
-			var later []string
-			for _, f := range preflightHost(kind, proc.Pid) {
-				later = append(later, "preflight: "+f.text)
-			}
-			j.queueNotes(later)
-		}()
-	}
 
-	// Ctrl-C or SIGTERM before the verdict stops the startup.
+	// Ctrl-C or SIGTERM before the verdict stops the startup; a second
+	// one kills at once.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	interrupted := make(chan struct{})
+	var interrupted atomic.Bool
 	killNow := make(chan struct{})
 	go func() {
 		select {
@@ -181,7 +173,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		case <-ctx.Done():
 			return
 		}
-		close(interrupted)
+		interrupted.Store(true)
 		cancel()
 		select {
 		case <-sigs:
@@ -190,75 +182,57 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		}
 	}()
 
-	var emitted atomic.Int64
-	emitted.Store(offset)
-	srcCtx, stopSources := context.WithCancel(ctx)
-	defer stopSources()
-	go j.followLog(srcCtx, logPath, offset, false, &emitted)
-	go j.probeHealth(srcCtx, base, kind, proc.Pid)
-	go j.sampleActivity(srcCtx, proc.Pid, procstat.DefaultHFHome(env.Getenv))
-	go j.sampleGPU(srcCtx)
-	go j.watchDisk(srcCtx, logPath)
-	go func() {
-		<-proc.Done()
-		// Report the exit only once its last output is judged.
-		waitLogDrained(logPath, &emitted)
-		e := proc.Exit()
-		if e.Signal == "SIGKILL" {
-			e.OOMRecord = findOOMRecord(proc.Pid)
-			e.Memory = memoryPressure(j.rss.bytes.Load())
+	extras := map[string]any{}
+	spec := monitor.Spec{
+		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc,
+		Log: logPath, Offset: offset, URL: base,
+		HFHome: procstat.DefaultHFHome(env.Getenv),
+		Notes:  notes,
+		Smoke:  smokeFor(env, base, extras),
+	}
+	if opts.preflight == "warn" {
+		spec.Later = func() []string {
+			var later []string
+			for _, f := range preflightHost(kind, proc.Pid) {
+				later = append(later, "preflight: "+f.text)
+			}
+			return later
 		}
-		select {
-		case j.exit <- e:
-		case <-srcCtx.Done():
-		}
-	}()
-
-	// An nvidia-smi still running when vigil exits would outlive it.
-	defer gpuClient.Wait(2 * time.Second)
-	res, err := j.run(ctx, base)
-	stopSources()
+	}
+	if !opts.keep {
+		spec.Stop = func() { proc.Stop(opts.grace, killNow) }
+	}
+	r := pickRenderer(env, opts.json)
+	r.Begin(info)
+	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {
-		select {
-		case <-interrupted:
-			j.renderer.Note(time.Now(), "interrupted: stopping the server (pid %d); Ctrl-C again to kill it now", proc.Pid)
+		if interrupted.Load() {
+			r.Note(time.Now(), "interrupted: stopping the server (pid %d); Ctrl-C again to kill it now", proc.Pid)
 			proc.Stop(opts.grace, killNow)
 			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was stopped")
 			return &ExitError{Code: 130}
-		default:
 		}
 		return err
 	}
-	diagnoseStall(res, proc.Pid)
+	res := out.Result
 	if opts.stopWhenDone && res.Verdict == v.Ready {
 		defer proc.Stop(opts.grace, killNow)
 	}
-	if res.Verdict != v.Ready && !opts.keep {
-		// Also when the leader has exited: workers of its group may linger
-		// and hold the GPUs or the port.
-		j.renderer.Note(time.Now(), "stopping the server's process group (pid %d)", proc.Pid)
-		proc.Stop(opts.grace, killNow)
-		for _, s := range survivors(proc.Pid, base, &j.seen) {
-			j.renderer.Note(time.Now(), "%s", s)
-			res.Evidence = append(res.Evidence, "[vigil] "+s)
-		}
-	}
-	addDiskEvidence(res, logPath)
 	if res.Verdict == v.Ready && opts.benchSpec != "" {
-		j.renderer.Note(time.Now(), "running the serving benchmark")
+		r.Note(time.Now(), "running the serving benchmark")
 		b, warn := benchAfterReady(ctx, env, base, opts.benchOpts, hist, res)
 		if warn != "" {
-			j.renderer.Note(time.Now(), "%s", warn)
+			r.Note(time.Now(), "%s", warn)
 		}
 		if b != nil {
-			j.extras["bench"] = b
+			extras["bench"] = b
 		}
 	}
-	j.finish(res, hist, model)
+	finish(r, out, info, hist, model, extras)
 	return verdictExit(res)
 }
 
-func verdictExit(res *judge.Result) error {
+func verdictExit(res *observe.Result) error {
 	if code := res.Verdict.ExitCode(); code != 0 {
 		return &ExitError{Code: code}
 	}
@@ -305,12 +279,4 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }

@@ -8,14 +8,14 @@ import (
 
 	"vigil/internal/bench"
 	"vigil/internal/history"
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 )
 
 // benchAfterReady runs the serving benchmark of `vigil run --bench` on a
 // server that is ready, and returns its result for the verdict event and
 // the history. A benchmark that cannot run is reported, never a reason to
 // stop the server or change the verdict: the startup itself succeeded.
-func benchAfterReady(ctx context.Context, env *Env, base string, o bench.Options, hist *startupHistory, res *judge.Result) (*bench.Result, string) {
+func benchAfterReady(ctx context.Context, env *Env, base string, o bench.Options, hist *startupHistory, res *observe.Result) (*bench.Result, string) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	r, err := bench.Run(ctx, bench.NewClient(base, apiKey(env), o), o, nil)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 	"vigil/internal/smoke"
 )
 
@@ -12,7 +12,7 @@ import (
 const smokeTimeout = 30 * time.Second
 
 // smokeCheck sends the smoke request once the server is ready.
-func smokeCheck(ctx context.Context, base, server, key string) judge.SmokeResult {
+func smokeCheck(ctx context.Context, base, server, key string) observe.SmokeResult {
 	r := smoke.Check(ctx, smoke.Options{BaseURL: base, Server: server, Timeout: smokeTimeout, APIKey: key})
-	return judge.SmokeResult{OK: r.OK, Reason: r.Reason, Answer: r.Answer, Endpoint: r.Endpoint, Latency: r.Latency}
+	return observe.SmokeResult{OK: r.OK, Reason: r.Reason, Answer: r.Answer, Endpoint: r.Endpoint, Latency: r.Latency}
 }

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,12 +13,10 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
-	"vigil/internal/launch"
-	"vigil/internal/logline"
+	"vigil/internal/monitor"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
 	"vigil/internal/render"
-	"vigil/internal/runstart"
 )
 
 type watchOptions struct {
@@ -94,7 +89,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	}
 	var argv []string
 	if opts.pid > 0 {
-		argv = cmdline(opts.pid)
+		argv = procfind.FS{}.Cmdline(opts.pid)
 	}
 	kind := opts.kind()
 	if kind == "" {
@@ -102,7 +97,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	}
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = guessURL(kind, argv), true
+		base, guessed = classify.GuessURL(kind, argv), true
 	} else {
 		base, _ = parseBaseURL(base)
 	}
@@ -114,10 +109,9 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		source = "journal of " + opts.unit
 	}
 	info := render.Info{Mode: "watch", PID: opts.pid, LogFile: source, URL: base, Argv: argv, Start: start}
-	model := modelFromArgv(argv)
+	model := classify.ModelFromArgv(argv)
 	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
-	j := newJudging(env, &opts.judgeFlags, info, cfg)
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
 	sigs := make(chan os.Signal, 1)
@@ -133,37 +127,29 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 	}()
 
-	srcCtx, stopSources := context.WithCancel(ctx)
-	defer stopSources()
-	var emitted atomic.Int64
+	extras := map[string]any{}
+	spec := monitor.Spec{
+		Judge: cfg, Start: start, PID: opts.pid, URL: base,
+		HFHome: procstat.DefaultHFHome(env.Getenv),
+		Smoke:  smokeFor(env, base, extras),
+	}
 	if opts.unit != "" {
-		go j.followJournal(srcCtx, opts.unit, opts.user, unitInfo)
+		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}
 	} else {
-		offset, note := findRunStart(opts.log, kind, opts.pid)
+		var procStart time.Time
+		if opts.pid > 0 {
+			procStart, _ = procfind.StartTime(opts.pid)
+		}
+		offset, note := monitor.FindRunStart(opts.log, kind, procStart)
 		if note != "" {
 			notes = append(notes, note)
 		}
-		go j.followLog(srcCtx, opts.log, offset, true, &emitted)
-		go j.watchDisk(srcCtx, opts.log)
+		spec.Log, spec.Offset, spec.WaitForFile = opts.log, offset, true
 	}
-	go j.probeHealth(srcCtx, base, kind, opts.pid)
-	if opts.pid > 0 {
-		go j.sampleActivity(srcCtx, opts.pid, procstat.DefaultHFHome(env.Getenv))
-		go j.sampleGPU(srcCtx)
-		go j.watchAlive(srcCtx, opts.pid, opts.log, &emitted)
-	}
-	go func() {
-		for _, n := range notes {
-			select {
-			case j.notes <- n:
-			case <-srcCtx.Done():
-			}
-		}
-	}()
-	// An nvidia-smi still running when vigil exits would outlive it.
-	defer gpuClient.Wait(2 * time.Second)
-	res, err := j.run(ctx, base)
-	stopSources()
+	spec.Notes = notes
+	r := pickRenderer(env, opts.json)
+	r.Begin(info)
+	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was left as it is")
@@ -171,145 +157,6 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 		return err
 	}
-	diagnoseStall(res, opts.pid)
-	if opts.log != "" {
-		addDiskEvidence(res, opts.log)
-	}
-	j.finish(res, hist, model)
-	return verdictExit(res)
-}
-
-// findRunStart decides where this run begins in the existing log and says
-// what it skipped.
-func findRunStart(path, kind string, pid int) (int64, string) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, "" // not there yet: everything that comes is this run's
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return 0, ""
-	}
-	in := runstart.Input{Kind: kind, ModTime: fi.ModTime(), Size: fi.Size()}
-	if pid > 0 {
-		if t, err := procfind.StartTime(pid); err == nil {
-			in.ProcStart = t
-		}
-	}
-	found, err := runstart.Find(f, in)
-	if err != nil || found.Offset == 0 {
-		return 0, ""
-	}
-	note := fmt.Sprintf("ignored %d lines from an earlier run", found.StaleLines)
-	if !found.StaleEnd.IsZero() {
-		note += " that ended " + found.StaleEnd.Format("15:04:05")
-	}
-	switch found.Stale.Verdict {
-	case "failed":
-		note += " with " + string(found.Stale.Cause)
-	case "ready":
-		note += " ready"
-	default:
-		if found.Stale.Phase != "" {
-			note += " in phase " + string(found.Stale.Phase)
-		}
-	}
-	note += " (" + found.How + ")"
-	return found.Offset, note
-}
-
-// watchAlive reports the server's end. A process vigil did not start has no
-// exit status to read, only its disappearance.
-func (j *judging) watchAlive(ctx context.Context, pid int, logPath string, emitted *atomic.Int64) {
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if procfind.Exists(pid) {
-			continue
-		}
-		e, known := zombieExit(pid)
-		if !known {
-			e = judge.Exit{Gone: true}
-		}
-		if logPath != "" {
-			waitLogDrained(logPath, emitted)
-		} else {
-			time.Sleep(300 * time.Millisecond) // let the journal catch up
-		}
-		if e.Signal == "SIGKILL" || e.Gone {
-			e.OOMRecord = findOOMRecord(pid)
-		}
-		if e.Signal == "SIGKILL" {
-			e.Memory = memoryPressure(j.rss.bytes.Load())
-		}
-		select {
-		case j.exit <- e:
-		case <-ctx.Done():
-		}
-		return
-	}
-}
-
-// followJournal feeds the unit's current activation from the journal.
-func (j *judging) followJournal(ctx context.Context, unit string, user bool, info journal.Info) {
-	var lines journal.Lines
-	opts := journal.Options{User: user, Since: info.Start(), InvocationID: info.InvocationID}
-	err := journal.Follow(ctx, unit, opts, func(e journal.Entry) {
-		lines.Write(e, func(l logline.Line) {
-			select {
-			case j.lines <- l:
-			case <-ctx.Done():
-			}
-		})
-	})
-	if err != nil && ctx.Err() == nil {
-		select {
-		case j.notes <- "journalctl: " + err.Error():
-		default:
-		}
-	}
-}
-
-// cmdline is the process's command line, or nil.
-func cmdline(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-}
-
-// zombieExit reads how a process that has died but not yet been reaped by
-// its parent ended: /proc/PID/stat keeps its wait status (field 52) while
-// it is a zombie. ok is false when the process is gone for good.
-func zombieExit(pid int) (judge.Exit, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return judge.Exit{}, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return judge.Exit{}, false
-	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state); field 52 is f[49].
-	if len(f) < 50 || f[0] != "Z" {
-		return judge.Exit{}, false
-	}
-	status, err := strconv.Atoi(f[49])
-	if err != nil {
-		return judge.Exit{}, false
-	}
-	ws := syscall.WaitStatus(status)
-	if ws.Signaled() {
-		return judge.Exit{Signal: launch.SignalName(ws.Signal())}, true
-	}
-	return judge.Exit{Code: ws.ExitStatus()}, true
+	finish(r, out, info, hist, model, extras)
+	return verdictExit(out.Result)
 }

@@ -38,13 +38,10 @@ func (w *window) Set(s string) error {
 
 func (w *window) Type() string { return "duration|auto" }
 
-// resolve returns the duration to use: explicit, else learned, else fallback.
-func (w *window) resolve(learned, fallback time.Duration) time.Duration {
-	switch {
-	case !w.auto:
-		return w.d
-	case learned > 0:
-		return learned
+// given is the duration the user gave, or 0 for auto.
+func (w *window) given() time.Duration {
+	if w.auto {
+		return 0
 	}
-	return fallback
+	return w.d
 }

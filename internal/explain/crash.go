@@ -30,7 +30,7 @@ const (
 // crashBlock reports whether line i begins a start-up crash block, and
 // the index of the block's last line (its error).
 func (c *chunk) crashBlock(i int) (int, bool) {
-	t := c.lines[i].text
+	t := c.lines[i].Text
 	switch {
 	case strings.HasPrefix(t, "Traceback (most recent call last):"):
 		k, ok := c.entryImport(i + 1)
@@ -38,7 +38,7 @@ func (c *chunk) crashBlock(i int) (int, bool) {
 			return 0, false
 		}
 		for ; k < len(c.lines) && k < i+crashScan; k++ {
-			s := c.lines[k].text
+			s := c.lines[k].Text
 			if s == "" || s[0] == ' ' || s[0] == '\t' {
 				continue
 			}
@@ -46,7 +46,7 @@ func (c *chunk) crashBlock(i int) (int, bool) {
 		}
 	case strings.HasPrefix(t, "usage: "):
 		for k := i + 1; k < len(c.lines) && k < i+usageScan; k++ {
-			s := c.lines[k].text
+			s := c.lines[k].Text
 			if s != "" && s[0] != ' ' {
 				return k, strings.Contains(s, ": error: ") && startupError(s)
 			}
@@ -61,14 +61,14 @@ func (c *chunk) crashBlock(i int) (int, bool) {
 // statement shown there imports. It returns the line after that frame.
 func (c *chunk) entryImport(k int) (int, bool) {
 	for lim := k + crashScan; k+1 < len(c.lines) && k < lim; k++ {
-		frame := c.lines[k].text
+		frame := c.lines[k].Text
 		file, rest, ok := strings.Cut(strings.TrimPrefix(frame, `  File "`), `"`)
 		if !ok || len(file) == len(frame) {
 			return 0, false
 		}
 		if file == "<frozen runpy>" || strings.HasSuffix(file, "/runpy.py") {
 			// Skip runpy's frame and the code line it may show.
-			if next := c.lines[k+1].text; strings.HasPrefix(next, "    ") {
+			if next := c.lines[k+1].Text; strings.HasPrefix(next, "    ") {
 				k++
 			}
 			continue
@@ -76,7 +76,7 @@ func (c *chunk) entryImport(k int) (int, bool) {
 		if strings.HasPrefix(file, "<") || !strings.HasSuffix(rest, ", in <module>") {
 			return 0, false
 		}
-		code := strings.TrimSpace(c.lines[k+1].text)
+		code := strings.TrimSpace(c.lines[k+1].Text)
 		return k + 2, strings.HasPrefix(code, "from ") || strings.HasPrefix(code, "import ")
 	}
 	return 0, false

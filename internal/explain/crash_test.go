@@ -3,6 +3,7 @@ package explain
 import (
 	"strings"
 	"testing"
+	"vigil/internal/logline"
 )
 
 func TestCrashBlock(t *testing.T) {
@@ -55,7 +56,7 @@ INFO 11-29 10:00:00 starting`, -1},
 			c := &chunk{}
 			off := int64(0)
 			for _, l := range strings.Split(tt.log, "\n") {
-				c.lines = append(c.lines, span{text: l, off: off})
+				c.lines = append(c.lines, logline.Span{Text: l, Off: off})
 				off += int64(len(l)) + 1
 			}
 			end, ok := c.crashBlock(0)

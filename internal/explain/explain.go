@@ -7,7 +7,7 @@
 //
 // # Runs
 //
-// A new run starts at a start banner (runstart.IsBanner, together with the
+// A new run starts at a start banner (classify.BannerServer, together with the
 // platform lines vLLM prints just before it) unless the banner belongs to
 // the run so far (acceptsBanner says when). A process that dies before
 // its banner (an import error in its entry point, an argparse error)
@@ -45,11 +45,13 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"time"
 	"unsafe"
 
 	"vigil/internal/classify"
-	"vigil/internal/runstart"
+	"vigil/internal/logline"
+	"vigil/internal/stamp"
 	v "vigil/internal/verdict"
 )
 
@@ -108,6 +110,10 @@ const (
 	// t0Lookahead: a run whose first line carries no stamp starts at the
 	// first stamp among its next lines.
 	t0Lookahead = 64
+	// restartDrop: a relative clock that falls back by more than this is
+	// another process's (a process's own lines may come a little out of
+	// order).
+	restartDrop = 100 * time.Millisecond
 	// restartNear and restartPause shape a restart's preamble (preamble).
 	restartNear  = 5 * time.Second
 	restartPause = 30 * time.Second
@@ -127,12 +133,13 @@ const (
 	fStamped             // stamp is known (stamps are read lazily)
 	fCrash               // a possible run start: a start-up crash block (crash.go); banner holds its error line
 	fDied                // the error line that ends a start-up crash block
+	fRestart             // a new process: a relative clock dropped back near zero
 )
 
 // chunk is one read's worth of lines on its way through the pipeline.
 type chunk struct {
 	buf   []byte
-	lines []span
+	lines []logline.Span
 	meta  []meta
 	// first is the first possible run start in the chunk, or -1.
 	first int
@@ -171,21 +178,25 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 		free <- &chunk{}
 	}
 	var readErr error
-	go func() {
+	// The reader and the workers end once the input does; Read returns
+	// only after all of them.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
 		defer close(work)
 		defer close(order)
 		readErr = readChunks(r, free, func(c *chunk) {
 			work <- c
 			order <- c
 		})
-	}()
+	})
 	for range workers {
-		go func() {
-			st := newStamper(o.Loc, o.Now)
+		wg.Go(func() {
+			st := stamp.NewReader(o.Loc, o.Now)
 			for c := range work {
 				c.judge(&o, st)
 			}
-		}()
+		})
 	}
 
 	n := 0
@@ -202,7 +213,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 		emit(run)
 	}
 	var open *runState
-	sp := newStamper(o.Loc, o.Now)
+	sp := stamp.NewReader(o.Loc, o.Now)
 	for c := range order {
 		<-c.done
 		open = c.stitch(&o, sp, open, out)
@@ -220,7 +231,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 // their buffers: lines point into the buffer, so nothing may keep a line's
 // text once its chunk is done (what is kept is cloned).
 func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
-	sp := newSplitter()
+	sp := logline.NewCutter()
 	for {
 		c := <-free
 		if c.buf == nil {
@@ -229,11 +240,11 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 		n, err := io.ReadFull(r, c.buf)
 		c.lines = c.lines[:0]
 		if n > 0 {
-			c.lines = sp.split(unsafe.String(&c.buf[0], n), c.lines)
+			c.lines = sp.Split(unsafe.String(&c.buf[0], n), c.lines)
 		}
 		done := err != nil
 		if done {
-			c.lines = sp.flush(c.lines)
+			c.lines = sp.Flush(c.lines)
 		}
 		if len(c.lines) > 0 {
 			c.done = make(chan struct{})
@@ -256,7 +267,7 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 // judge is a worker's part: learn about the lines, then judge the runs
 // that start in the chunk on the guess that its first possible start is
 // one.
-func (c *chunk) judge(o *Options, st *stamper) {
+func (c *chunk) judge(o *Options, st *stamp.Reader) {
 	defer close(c.done)
 	c.learn(st)
 	c.first = -1
@@ -274,7 +285,7 @@ func (c *chunk) judge(o *Options, st *stamper) {
 
 // stitch is the in-order part: the open run takes the lines before the
 // chunk's first possible start; then the guess is checked.
-func (c *chunk) stitch(o *Options, sp *stamper, open *runState, emit func(*Run)) *runState {
+func (c *chunk) stitch(o *Options, sp *stamp.Reader, open *runState, emit func(*Run)) *runState {
 	head := len(c.lines)
 	if c.first >= 0 {
 		head = c.first
@@ -298,7 +309,7 @@ func (c *chunk) stitch(o *Options, sp *stamper, open *runState, emit func(*Run))
 
 // walk judges lines [from, to) as the continuation of st (nil: a run
 // starts at from) and returns the run open at to.
-func (c *chunk) walk(o *Options, sp *stamper, from, to int, st *runState, finish func(*Run)) *runState {
+func (c *chunk) walk(o *Options, sp *stamp.Reader, from, to int, st *runState, finish func(*Run)) *runState {
 	seg := from // where st's lines in this chunk start
 	for i := from; i < to; i++ {
 		if st == nil {
@@ -313,7 +324,7 @@ func (c *chunk) walk(o *Options, sp *stamper, from, to int, st *runState, finish
 		if st.idle() {
 			// A ready run only counts its lines; its last stamp is read
 			// when it ends or the chunk does.
-			st.last = c.lines[i].no
+			st.last = c.lines[i].No
 			st.stale = true
 			continue
 		}
@@ -326,10 +337,10 @@ func (c *chunk) walk(o *Options, sp *stamper, from, to int, st *runState, finish
 }
 
 // stamp is line i's stamp (Unix ns, 0 for none), read on first use.
-func (c *chunk) stamp(i int, sp *stamper) int64 {
+func (c *chunk) stamp(i int, sp *stamp.Reader) int64 {
 	m := &c.meta[i]
 	if m.flags&fStamped == 0 {
-		m.stamp = sp.of(c.lines[i].text)
+		m.stamp = sp.Of(c.lines[i].Text)
 		m.flags |= fStamped
 	}
 	return m.stamp
@@ -337,7 +348,7 @@ func (c *chunk) stamp(i int, sp *stamper) int64 {
 
 // settle brings an idle run's end up to the last stamp among lines
 // [from, to).
-func (c *chunk) settle(st *runState, from, to int, sp *stamper) {
+func (c *chunk) settle(st *runState, from, to int, sp *stamp.Reader) {
 	if !st.stale {
 		return
 	}
@@ -351,8 +362,11 @@ func (c *chunk) settle(st *runState, from, to int, sp *stamper) {
 }
 
 // accepts decides whether line i starts a new run after st.
-func (c *chunk) accepts(st *runState, i int, sp *stamper) bool {
+func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	m := &c.meta[i]
+	if m.flags&fRestart != 0 {
+		return true
+	}
 	if m.flags&fCrash != 0 && st.acceptsCrash(m.banner, c.t0(i, sp)) {
 		return true
 	}
@@ -378,7 +392,7 @@ func (c *chunk) bannerAt(i int) string {
 
 // t0 is the start time of a run starting at line i: the first stamp
 // among its first lines, or 0 (an unstamped run).
-func (c *chunk) t0(i int, sp *stamper) int64 {
+func (c *chunk) t0(i int, sp *stamp.Reader) int64 {
 	for k := i; k < len(c.meta) && k < i+t0Lookahead; k++ {
 		if s := c.stamp(k, sp); s != 0 {
 			return s
@@ -389,16 +403,27 @@ func (c *chunk) t0(i int, sp *stamper) int64 {
 
 // learn reads each line's banner and redraw status, and marks where runs
 // may start.
-func (c *chunk) learn(sp *stamper) {
+func (c *chunk) learn(sp *stamp.Reader) {
 	if cap(c.meta) < len(c.lines) {
 		c.meta = make([]meta, len(c.lines))
 	}
 	c.meta = c.meta[:len(c.lines)]
+	// A relative clock (llama.cpp's "0.00.213.525 I ") that drops back
+	// near zero is a new process. (A drop right at a chunk's start is not
+	// seen: the previous chunk's clock is not known here.)
+	var clock time.Duration
+	ticking := false
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
-		if runstart.MayBeBanner(l.text) {
-			if msg := classify.ParseFast(l.text).Msg; runstart.IsBanner(msg) {
+		if t, ok := classify.RelativeTime(l.Text); ok {
+			if ticking && t < classify.RestartNear && clock-t > restartDrop {
+				m.flags |= fRestart | fStart
+			}
+			clock, ticking = t, true
+		}
+		if classify.MayBeBanner(l.Text) {
+			if msg := classify.ParseFast(l.Text).Msg; classify.BannerServer(msg) != "" {
 				m.flags |= fBanner
 				m.banner = msg
 			}
@@ -407,7 +432,7 @@ func (c *chunk) learn(sp *stamper) {
 	for i := range c.lines {
 		m := &c.meta[i]
 		crash := -1
-		if t := c.lines[i].text; t != "" && (t[0] == 'T' || t[0] == 'u') {
+		if t := c.lines[i].Text; t != "" && (t[0] == 'T' || t[0] == 'u') {
 			if end, ok := c.crashBlock(i); ok {
 				crash = end
 				c.meta[end].flags |= fDied
@@ -415,7 +440,7 @@ func (c *chunk) learn(sp *stamper) {
 		}
 		if crash >= 0 || m.flags&fBanner != 0 && (i == 0 || c.meta[i-1].flags&fBanner == 0) {
 			s := i
-			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && runstart.IsPreBanner(c.lines[s-1].text) {
+			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && classify.IsPreBanner(c.lines[s-1].Text) {
 				s--
 			}
 			if crash < 0 {
@@ -424,10 +449,10 @@ func (c *chunk) learn(sp *stamper) {
 			c.meta[s].flags |= fStart
 			if crash >= 0 && c.meta[s].flags&fBanner == 0 {
 				c.meta[s].flags |= fCrash
-				c.meta[s].banner = c.lines[crash].text
+				c.meta[s].banner = c.lines[crash].Text
 			}
 		}
-		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(c.lines[i].text) {
+		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(c.lines[i].Text) {
 			m.flags |= fSkip
 		}
 	}
@@ -440,7 +465,7 @@ func (c *chunk) learn(sp *stamper) {
 // (at most t0Lookahead lines back). Unstamped lines between the pause and
 // those lines (the end of a traceback) stay with the run before; without
 // such a pause the start stays at s.
-func (c *chunk) preamble(s int, sp *stamper) int {
+func (c *chunk) preamble(s int, sp *stamp.Reader) int {
 	tb := c.stamp(s, sp)
 	if tb == 0 {
 		return s
@@ -469,5 +494,5 @@ func (c *chunk) preamble(s int, sp *stamper) int {
 // overwrites.
 func (c *chunk) redraw(i int) bool {
 	l := &c.lines[i]
-	return l.cr && c.lines[i+1].off == l.off+int64(len(l.text))+l.cut+1
+	return l.CR && c.lines[i+1].Off == l.Off+int64(len(l.Text))+l.Cut+1
 }

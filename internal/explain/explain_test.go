@@ -505,3 +505,26 @@ func TestHealthAfterReadyLine(t *testing.T) {
 		})
 	}
 }
+
+// llama.cpp with --log-prefix restarted into one file, with no banner
+// recognised: its relative clock dropping back near zero starts a run.
+func TestRelativeClockRestartStartsARun(t *testing.T) {
+	log := strings.Join([]string{
+		"0.00.000.100 I main: loading model",
+		"0.00.213.525 I srv  load_model: loading model 'm.gguf'",
+		"0.00.400.000 E main: exiting due to model loading error",
+		"0.00.000.090 I main: loading model",
+		"0.00.212.000 I srv  load_model: loading model 'm.gguf'",
+		"0.01.500.000 I main: server is listening on http://127.0.0.1:8080 - starting the main loop",
+	}, "\n") + "\n"
+	runs := readAll(t, strings.NewReader(log), Options{Server: "llamacpp"})
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(runs))
+	}
+	if runs[0].Verdict != v.Failed || runs[0].Cause != v.ModelLoad || runs[0].Lines != 3 {
+		t.Errorf("run 1: %s/%s over %d lines, want failed/model_load over 3", runs[0].Verdict, runs[0].Cause, runs[0].Lines)
+	}
+	if runs[1].Verdict != v.Ready || runs[1].FirstLine != 4 {
+		t.Errorf("run 2: %s from line %d, want ready from line 4", runs[1].Verdict, runs[1].FirstLine)
+	}
+}

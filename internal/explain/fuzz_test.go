@@ -3,51 +3,11 @@ package explain
 import (
 	"bytes"
 	"testing"
-
-	"vigil/internal/logline"
 )
 
 // FuzzSplitter: the chunk splitter cuts lines exactly as logline.Splitter
 // does, however the input is chunked. rep repeats data to build lines far
 // longer than logline.MaxLen.
-func FuzzSplitter(f *testing.F) {
-	f.Add([]byte("a\nb\r\nc\rd\r\re"), uint16(3), uint16(1))
-	f.Add([]byte("Loading: 10%\rLoading: 50%\rLoading: 100%\n"), uint16(5), uint16(1))
-	f.Add([]byte("\r\n\r\n\n\r"), uint16(1), uint16(1))
-	f.Add([]byte("0123456789abcdef"), uint16(4000), uint16(9000))
-	f.Fuzz(func(t *testing.T, data []byte, chunk, rep uint16) {
-		if n := int(rep); n > 1 && len(data) > 0 {
-			data = bytes.Repeat(data, min(n, (256<<10)/len(data)))
-		}
-		var want []span
-		var ls logline.Splitter
-		no := int64(1)
-		emit := func(l logline.Line) {
-			// logline has no line numbers: count the newlines before.
-			no = 1 + int64(bytes.Count(data[:l.Offset], []byte("\n")))
-			want = append(want, span{text: l.Text, off: l.Offset, no: no, cut: l.Cut, cr: l.CR})
-		}
-		ls.Write(data, emit)
-		ls.Flush(emit)
-
-		sp := newSplitter()
-		var got []span
-		size := int(chunk) + 1
-		for i := 0; i < len(data); i += size {
-			got = sp.split(string(data[i:min(i+size, len(data))]), got)
-		}
-		got = sp.flush(got)
-		if len(got) != len(want) {
-			t.Fatalf("%d lines, logline.Splitter gives %d", len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("line %d: %+v, logline.Splitter gives %+v", i, got[i], want[i])
-			}
-		}
-	})
-}
-
 // FuzzRead: any input explains without panicking, and the runs cover its
 // lines once each, in order.
 func FuzzRead(f *testing.F) {

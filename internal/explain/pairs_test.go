@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"vigil/internal/explain/scenlog"
+	"vigil/internal/logline"
 	"vigil/internal/scenario"
+	"vigil/internal/stamp"
 )
 
 // TestRestarts: any startup followed in the same log by a restart, soon
@@ -88,8 +90,8 @@ func announced(t *testing.T, sc *scenario.Scenario) bool {
 	var buf bytes.Buffer
 	scenlog.Write(&buf, sc, start)
 	c := &chunk{}
-	c.lines = newSplitter().split(buf.String(), nil)
-	c.learn(newStamper(time.Local, now))
+	c.lines = logline.NewCutter().Split(buf.String(), nil)
+	c.learn(stamp.NewReader(time.Local, now))
 	for i := range c.meta {
 		if c.meta[i].flags&(fBanner|fCrash) != 0 {
 			return true

@@ -8,7 +8,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/judge"
 	"vigil/internal/logline"
-	"vigil/internal/runstart"
+	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
 
@@ -55,8 +55,8 @@ type runState struct {
 	start  int64 // first and last stamp, Unix ns (0: none yet)
 	end    int64
 	t      int64 // the time of the latest line
-	result *judge.Result
-	spans  []judge.PhaseSpan
+	result *observe.Result
+	spans  []observe.PhaseSpan
 	// fatal is the line number of the first fatal line, or 0.
 	fatal int64
 	// up: the HTTP server said it is up (line number and time).
@@ -66,7 +66,7 @@ type runState struct {
 	// answers seen in the log so far (0: the last one was good), bad the
 	// last of them.
 	badRun int
-	bad    judge.Health
+	bad    observe.Health
 	// readyNo is the line of the ready verdict while the run is on
 	// probation (0: not), readyAt its time; badLines are the bad health
 	// answers seen on probation (badRunEnd at most).
@@ -88,14 +88,14 @@ type runState struct {
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
 // start (the first stamp near its start, or a fixed time when unstamped).
-func newRun(server string, first *span, t0 int64) *runState {
-	st := &runState{off: first.off, first: first.no, last: first.no}
+func newRun(server string, first *logline.Span, t0 int64) *runState {
+	st := &runState{off: first.Off, first: first.No, last: first.No}
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
 	st.j = judge.New(judge.Config{Server: server, NoHealth: true}, st.t0)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
-	st.spans = []judge.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
+	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
 	st.drain()
 	return st
 }
@@ -115,15 +115,15 @@ func (st *runState) probation() bool { return st.readyNo > 0 }
 // afterReady reads a line of a run on probation: a good health answer
 // confirms it ready, bad ones in a row make it a health failure, and the
 // probation ends after upSettle (by the stamps) or upSettleLines.
-func (st *runState) afterReady(l *span, now time.Time) {
-	if now.Sub(st.readyAt) >= upSettle || l.no-st.readyNo >= upSettleLines {
+func (st *runState) afterReady(l *logline.Span, now time.Time) {
+	if now.Sub(st.readyAt) >= upSettle || l.No-st.readyNo >= upSettleLines {
 		st.readyNo = 0
 		return
 	}
-	text := l.text
+	text := l.Text
 	if strings.Contains(text, "HTTP/1.") || strings.Contains(text, "request: ") {
 		if h, ok := accessHealth(text); ok {
-			if h.State == judge.HealthOK {
+			if h.State == observe.HealthOK {
 				st.readyNo = 0
 				return
 			}
@@ -147,7 +147,7 @@ func (st *runState) unhealthy() {
 	if n := len(st.spans); n >= 2 {
 		phase = st.spans[n-2].Phase // the one before ready
 	}
-	st.result = &judge.Result{Verdict: v.Failed, Cause: v.Health, Phase: phase, At: r.At,
+	st.result = &observe.Result{Verdict: v.Failed, Cause: v.Health, Phase: phase, At: r.At,
 		Summary:  fmt.Sprintf("the server printed its ready line but /health then answered HTTP %d", st.bad.Code),
 		Evidence: ev, Hint: judge.UnhealthyHint, RuleID: "health.after_ready"}
 	st.readyNo = 0
@@ -163,13 +163,13 @@ func (st *runState) stampAt(t int64) {
 }
 
 // feed judges one line stamped at t (0: unstamped).
-func (st *runState) feed(l *span, m *meta, t int64) {
-	st.last = l.no
+func (st *runState) feed(l *logline.Span, m *meta, t int64) {
+	st.last = l.No
 	if t != 0 {
 		st.stampAt(t)
 	}
 	if m.flags&fDied != 0 && !st.died {
-		st.died, st.diedLine = true, strings.Clone(l.text)
+		st.died, st.diedLine = true, strings.Clone(l.Text)
 	}
 	if st.result != nil {
 		if st.probation() {
@@ -185,7 +185,7 @@ func (st *runState) feed(l *span, m *meta, t int64) {
 	}
 	// The line's text lives in a read buffer that is reused: whatever
 	// keeps it (the judge, the evidence ring) gets a copy.
-	text := strings.Clone(l.text)
+	text := strings.Clone(l.Text)
 	if strings.TrimSpace(text) != "" {
 		st.ring[st.ringN%ringSize] = text
 		st.ringN++
@@ -202,7 +202,7 @@ func (st *runState) feed(l *span, m *meta, t int64) {
 	if st.tick(before) {
 		return
 	}
-	st.j.Line(logline.Line{Text: text, Offset: l.off, CR: l.cr, Cut: l.cut}, now)
+	st.j.Line(logline.Line{Text: text, Offset: l.Off, CR: l.CR, Cut: l.Cut}, now)
 	st.drain()
 	st.watch(text, now)
 	if st.tick(now) {
@@ -237,15 +237,15 @@ func (st *runState) tick(now time.Time) bool {
 // fatal line.
 func (st *runState) drain() {
 	for _, e := range st.j.Events() {
-		switch e.Name {
-		case "phase":
-			if p, ok := e.Data["phase"].(string); ok && len(st.spans) < maxSpans {
-				st.spans = append(st.spans, judge.PhaseSpan{Phase: v.Phase(p), Start: e.At})
+		switch d := e.Data.(type) {
+		case observe.PhaseChange:
+			if len(st.spans) < maxSpans {
+				st.spans = append(st.spans, observe.PhaseSpan{Phase: v.Phase(d.Phase), Start: e.At})
 			}
-		case "server":
+		case observe.ServerSeen:
 			st.server = st.j.Server()
 			st.prof = classify.Lookup(st.server)
-		case "failing":
+		case observe.Failing:
 			if st.fatal == 0 {
 				st.fatal = st.last
 			}
@@ -256,13 +256,13 @@ func (st *runState) drain() {
 // watch looks for what only the log can tell offline: the server saying
 // it listens, and health answers in its access log.
 func (st *runState) watch(t string, now time.Time) {
-	if st.up == 0 && (strings.Contains(t, "Application startup complete") || strings.Contains(t, "Uvicorn running on")) {
+	if st.up == 0 && classify.SaysListening(t) {
 		st.up, st.upAt = st.last, now
 	}
 	if strings.Contains(t, "HTTP/1.") || strings.Contains(t, "request: ") {
 		if h, ok := accessHealth(t); ok {
 			h.Seen = clip(t, 300)
-			if h.State == judge.HealthOther {
+			if h.State == observe.HealthOther {
 				st.badRun++
 				st.bad = h
 			} else {
@@ -277,7 +277,7 @@ func (st *runState) watch(t string, now time.Time) {
 // readyByUp decides ready for a server whose readiness is its health
 // answer: it said it listens and nothing went wrong since.
 func (st *runState) readyByUp() {
-	st.j.Health(judge.Health{State: judge.HealthOK, Code: 200,
+	st.j.Health(observe.Health{State: observe.HealthOK, Code: 200,
 		Seen: "[vigil] no error and no bad health answer in the log after the server said it listens"}, st.upAt)
 	st.tick(st.upAt)
 	st.readyNo = 0
@@ -293,38 +293,38 @@ var healthPaths = map[string]bool{
 // `"GET /health HTTP/1.1" 500 Internal Server Error` or llama.cpp's
 // `request: GET /health 127.0.0.1 503`. A 2xx answer to any request means
 // the server answers; other statuses count only from health endpoints.
-func accessHealth(line string) (judge.Health, bool) {
+func accessHealth(line string) (observe.Health, bool) {
 	var method, path string
 	code := 0
 	if i := strings.Index(line, " HTTP/1."); i > 0 {
 		q := strings.LastIndexByte(line[:i], '"')
 		if q < 0 {
-			return judge.Health{}, false
+			return observe.Health{}, false
 		}
 		method, path, _ = strings.Cut(line[q+1:i], " ")
 		code = statusAfter(line[i+1:])
 	} else if i := strings.Index(line, "request: "); i >= 0 {
 		f := strings.Fields(line[i+9:])
 		if len(f) < 4 {
-			return judge.Health{}, false
+			return observe.Health{}, false
 		}
 		method, path = f[0], f[1]
 		code = leadingInt(f[3])
 	}
 	if method == "" || code < 100 || code > 599 {
-		return judge.Health{}, false
+		return observe.Health{}, false
 	}
 	path, _, _ = strings.Cut(path, "?")
 	switch {
 	case code >= 200 && code < 300:
-		return judge.Health{State: judge.HealthOK, Code: code}, true
+		return observe.Health{State: observe.HealthOK, Code: code}, true
 	case !healthPaths[path], code == 401 || code == 403:
 		// A refused API key says nothing about the server's health.
-		return judge.Health{}, false
+		return observe.Health{}, false
 	case code == 503:
-		return judge.Health{State: judge.HealthStarting, Code: code}, true
+		return observe.Health{State: observe.HealthStarting, Code: code}, true
 	}
-	return judge.Health{State: judge.HealthOther, Code: code}, true
+	return observe.Health{State: observe.HealthOther, Code: code}, true
 }
 
 // statusAfter reads the status after `1.1" ` in an access line.
@@ -413,11 +413,9 @@ func (st *runState) acceptsCrash(e string, t int64) bool {
 // processes, ended, or the banner is another server's. It does not when
 // this run is only a preamble (no banner yet: lines a starting server
 // printed before its banner). A run still starting takes further banners
-// of its own server only where they belong to one start: SGLang, vLLM and
-// TGI print one banner per start (SGLang may lead it with another);
-// llama.cpp prints several banner lines and TensorRT-LLM ranks each print
-// the version banner, so there only the very same banner again is a
-// restart.
+// of its own server only where they belong to one start: a server whose
+// profile prints one banner per start (classify.Starts.OneBanner) restarts
+// on its next main banner; the others only on the very same banner again.
 func (st *runState) acceptsBanner(b string) bool {
 	if st.progressed() || st.ended() {
 		return true
@@ -425,19 +423,18 @@ func (st *runState) acceptsBanner(b string) bool {
 	if len(st.banners) == 0 {
 		return false
 	}
-	if s := runstart.BannerServer(b); st.server != "" && s != "" && s != st.server {
+	if s := classify.BannerServer(b); st.server != "" && s != "" && s != st.server {
 		return true // another server starts
 	}
-	switch st.server {
-	case "sglang", "vllm", "tgi":
+	if classify.StartsOf(st.server).OneBanner {
 		// One banner per start, though SGLang may lead it with another
 		// (its launcher warning): after a lead banner, the main one is
 		// the same start.
-		if runstart.IsLeadBanner(b) {
+		if classify.IsLeadBanner(b) {
 			return true
 		}
 		for _, seen := range st.banners {
-			if !runstart.IsLeadBanner(seen) {
+			if !classify.IsLeadBanner(seen) {
 				return true
 			}
 		}
@@ -489,7 +486,7 @@ func (st *runState) finish() *Run {
 		// them (a traceback is the last thing a dying Python process
 		// prints). Judge them as the live judge does when the process is
 		// gone, without claiming to have seen it go.
-		st.j.Exit(judge.Exit{Gone: true}, end)
+		st.j.Exit(observe.Exit{Gone: true}, end)
 		if st.tick(end) {
 			ev := st.result.Evidence
 			if n := len(ev); n > 0 && strings.HasPrefix(ev[n-1], "[vigil] the server process") {
@@ -552,7 +549,7 @@ func (st *runState) lastLines() []string {
 // phases turns the phase spans into durations: each lasts until the next
 // starts, the last until end (a ready phase has none). No phase starts
 // before first, the run's first stamp (lines before it take it).
-func phases(spans []judge.PhaseSpan, first, end time.Time, timed, ready bool) []Phase {
+func phases(spans []observe.PhaseSpan, first, end time.Time, timed, ready bool) []Phase {
 	at := func(t time.Time) time.Time {
 		if timed && t.Before(first) {
 			return first

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 )
 
 // Prober polls one URL.
@@ -38,22 +38,22 @@ func New(base, path string) *Prober {
 }
 
 // Probe sends one request and classifies the answer.
-func (p *Prober) Probe(ctx context.Context) judge.Health {
+func (p *Prober) Probe(ctx context.Context) observe.Health {
 	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
 	if err != nil {
-		return judge.Health{State: judge.HealthError, Err: err.Error()}
+		return observe.Health{State: observe.HealthError, Err: err.Error()}
 	}
 	resp, err := p.Client.Do(req)
 	if err != nil {
 		if isRefused(err) {
-			return judge.Health{State: judge.HealthRefused}
+			return observe.Health{State: observe.HealthRefused}
 		}
 		if ctx.Err() != nil {
-			return judge.Health{State: judge.HealthError, Err: "no answer within " + p.Timeout.String()}
+			return observe.Health{State: observe.HealthError, Err: "no answer within " + p.Timeout.String()}
 		}
-		return judge.Health{State: judge.HealthError, Err: shortErr(err)}
+		return observe.Health{State: observe.HealthError, Err: shortErr(err)}
 	}
 	// Read a little of the body so the connection closes cleanly, never
 	// much: a health endpoint that streams must not hold vigil.
@@ -63,21 +63,21 @@ func (p *Prober) Probe(ctx context.Context) judge.Health {
 }
 
 // Classify maps an HTTP status to a health state.
-func Classify(code int) judge.Health {
+func Classify(code int) observe.Health {
 	switch code {
 	case http.StatusOK:
-		return judge.Health{State: judge.HealthOK, Code: code}
+		return observe.Health{State: observe.HealthOK, Code: code}
 	case http.StatusServiceUnavailable:
-		return judge.Health{State: judge.HealthStarting, Code: code}
+		return observe.Health{State: observe.HealthStarting, Code: code}
 	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
-		return judge.Health{State: judge.HealthNone, Code: code}
+		return observe.Health{State: observe.HealthNone, Code: code}
 	}
-	return judge.Health{State: judge.HealthOther, Code: code}
+	return observe.Health{State: observe.HealthOther, Code: code}
 }
 
 // Run probes every Interval and sends each result until ctx ends. A slow
 // reader of out never slows the probes down: results are dropped instead.
-func (p *Prober) Run(ctx context.Context, out chan<- judge.Health) {
+func (p *Prober) Run(ctx context.Context, out chan<- observe.Health) {
 	t := time.NewTicker(p.Interval)
 	defer t.Stop()
 	for {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 )
 
 func TestProbeStates(t *testing.T) {
@@ -40,16 +40,16 @@ func TestProbeStates(t *testing.T) {
 
 	tests := []struct {
 		name, url string
-		want      judge.HealthState
+		want      observe.HealthState
 		code      int
 	}{
-		{"200 is ok", srv.URL + "/ok", judge.HealthOK, 200},
-		{"503 is starting", srv.URL + "/starting", judge.HealthStarting, 503},
-		{"500 is another status", srv.URL + "/broken", judge.HealthOther, 500},
-		{"404 means no health endpoint", srv.URL + "/missing", judge.HealthNone, 404},
-		{"nothing listening", closed + "/health", judge.HealthRefused, 0},
-		{"no answer in time", srv.URL + "/hang", judge.HealthError, 0},
-		{"connection reset", srv.URL + "/reset", judge.HealthError, 0},
+		{"200 is ok", srv.URL + "/ok", observe.HealthOK, 200},
+		{"503 is starting", srv.URL + "/starting", observe.HealthStarting, 503},
+		{"500 is another status", srv.URL + "/broken", observe.HealthOther, 500},
+		{"404 means no health endpoint", srv.URL + "/missing", observe.HealthNone, 404},
+		{"nothing listening", closed + "/health", observe.HealthRefused, 0},
+		{"no answer in time", srv.URL + "/hang", observe.HealthError, 0},
+		{"connection reset", srv.URL + "/reset", observe.HealthError, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestRunStopsWithContext(t *testing.T) {
 	defer srv.Close()
 	p := New(srv.URL, "/health")
 	p.Interval = 10 * time.Millisecond
-	out := make(chan judge.Health, 100)
+	out := make(chan observe.Health, 100)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	done := make(chan struct{})

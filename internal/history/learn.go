@@ -5,86 +5,31 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"math"
-	"slices"
-	"sort"
-	"time"
 
+	"vigil/internal/learn"
 	"vigil/internal/verdict"
 )
 
-// SampleSize is how many recent ready startups an Expectation is built
-// from: enough to smooth out one slow run, few enough to follow a change
-// of driver or disk.
-const SampleSize = 10
-
-// The margins of the learned windows; see the package doc.
-const (
-	// MinSamples is the history needed before learned windows replace
-	// the fallbacks.
-	MinSamples = 2
-
-	TimeoutFactor = 2
-	TimeoutSlack  = 5 * time.Minute
-	TimeoutCap    = 4 * time.Hour
-
-	StallFloor  = 60 * time.Second
-	StallFactor = 2
-	StallSlack  = 30 * time.Second
-	StallCap    = 30 * time.Minute
-
-	SlowFactor = 2
-	SlowMargin = 30 * time.Second
-)
-
-// PhaseStat is what history says about one phase.
-type PhaseStat struct {
-	Name string
-	// Typical is the median duration, High the 90th percentile.
-	Typical, High time.Duration
-	// Samples is how many of the startups passed through this phase.
-	Samples int
-}
-
-// Expectation is what history says about a startup like this one.
-type Expectation struct {
-	// Samples is the number of past ready startups it is built from.
-	Samples int
-	// Phases in the order startups pass through them.
-	Phases                  []PhaseStat
-	TotalTypical, TotalHigh time.Duration
-}
-
-// Phase returns the statistics of one phase.
-func (e Expectation) Phase(name string) (PhaseStat, bool) {
-	for _, p := range e.Phases {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return PhaseStat{}, false
-}
-
-// Expectation summarises the last SampleSize ready startups with key. ok is
+// Expectation summarises the last [learn.SampleSize] ready startups with key. ok is
 // false when there are none.
-func (s *Store) Expectation(ctx context.Context, k Key) (Expectation, bool, error) {
+func (s *Store) Expectation(ctx context.Context, k Key) (learn.Expectation, bool, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT phases, total_s FROM startups
 		WHERE server = ? AND model = ? AND fingerprint = ? AND host = ? AND verdict = ?
 		ORDER BY id DESC LIMIT ?`,
-		k.Server, k.Model, k.Fingerprint, k.Host, string(verdict.Ready), SampleSize)
+		k.Server, k.Model, k.Fingerprint, k.Host, string(verdict.Ready), learn.SampleSize)
 	if err != nil {
-		return Expectation{}, false, s.wrap(err)
+		return learn.Expectation{}, false, s.wrap(err)
 	}
 	defer rows.Close()
-	var samples [][]Phase
+	var samples [][]learn.Phase
 	var totals []float64
 	for rows.Next() {
 		var raw string
 		var total float64
 		if err := rows.Scan(&raw, &total); err != nil {
-			return Expectation{}, false, s.wrap(err)
+			return learn.Expectation{}, false, s.wrap(err)
 		}
-		var ph []Phase
+		var ph []learn.Phase
 		if json.Unmarshal([]byte(raw), &ph) != nil {
 			continue
 		}
@@ -92,148 +37,10 @@ func (s *Store) Expectation(ctx context.Context, k Key) (Expectation, bool, erro
 		totals = append(totals, total)
 	}
 	if err := rows.Err(); err != nil {
-		return Expectation{}, false, s.wrap(err)
+		return learn.Expectation{}, false, s.wrap(err)
 	}
-	e := Summarise(samples, totals)
+	e := learn.Summarise(samples, totals)
 	return e, e.Samples > 0, nil
-}
-
-// Summarise builds an Expectation from past startups' phases and totals
-// (seconds), newest first.
-func Summarise(samples [][]Phase, totals []float64) Expectation {
-	e := Expectation{Samples: len(samples)}
-	if len(samples) == 0 {
-		return e
-	}
-	byName := map[string][]float64{}
-	var order []string
-	for _, ph := range samples {
-		for _, p := range ph {
-			if _, seen := byName[p.Name]; !seen {
-				order = append(order, p.Name)
-			}
-			byName[p.Name] = append(byName[p.Name], p.Seconds)
-		}
-	}
-	sortPhases(order)
-	for _, name := range order {
-		xs := byName[name]
-		e.Phases = append(e.Phases, PhaseStat{Name: name, Typical: secs(median(xs)), High: secs(p90(xs)), Samples: len(xs)})
-	}
-	e.TotalTypical, e.TotalHigh = secs(median(totals)), secs(p90(totals))
-	return e
-}
-
-// sortPhases puts the contract's phases in their order, unknown names
-// after them in the order first seen.
-func sortPhases(names []string) {
-	rank := func(n string) int {
-		if i := slices.Index(verdict.Phases, verdict.Phase(n)); i >= 0 {
-			return i
-		}
-		return len(verdict.Phases)
-	}
-	sort.SliceStable(names, func(i, j int) bool { return rank(names[i]) < rank(names[j]) })
-}
-
-// PhasesFrom orders per-phase seconds (render.PhaseDurations' map) in the
-// contract's phase order, for Startup.Phases.
-func PhasesFrom(m map[string]float64) []Phase {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names) // a stable order for unknown names
-	sortPhases(names)
-	out := make([]Phase, 0, len(names))
-	for _, n := range names {
-		out = append(out, Phase{Name: n, Seconds: m[n]})
-	}
-	return out
-}
-
-func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// p90 is the nearest-rank 90th percentile.
-func p90(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(xs))
-	i := int(math.Ceil(0.9*float64(len(s)))) - 1
-	return s[max(i, 0)]
-}
-
-// AutoTimeout is the learned --timeout: max(2 × high total, typical total
-// + 5 min), capped at 4 h, rounded up to a second; fallback with fewer than
-// MinSamples samples.
-func AutoTimeout(e Expectation, fallback time.Duration) time.Duration {
-	if e.Samples < MinSamples {
-		return fallback
-	}
-	t := min(max(TimeoutFactor*e.TotalHigh, e.TotalTypical+TimeoutSlack), TimeoutCap)
-	if r := t % time.Second; r != 0 {
-		t += time.Second - r
-	}
-	return t
-}
-
-// AutoStallAfter is the learned --stall-after: max(60 s, 2 × the longest
-// typical phase, the longest high phase + 30 s), capped at 30 min; fallback
-// with fewer than MinSamples samples. A phase can be legitimately silent
-// for its whole length (a weight download, a kernel build), so the window
-// scales with the longest one.
-func AutoStallAfter(e Expectation, fallback time.Duration) time.Duration {
-	if e.Samples < MinSamples {
-		return fallback
-	}
-	var typ, high time.Duration
-	for _, p := range e.Phases {
-		typ, high = max(typ, p.Typical), max(high, p.High)
-	}
-	d := max(StallFloor, StallFactor*typ, high+StallSlack)
-	return min(d, StallCap).Truncate(time.Second)
-}
-
-// ETA returns the time left in the current phase and in the whole startup,
-// given how long each has run. Both are zero without history.
-func ETA(e Expectation, phase string, phaseElapsed, totalElapsed time.Duration) (phaseLeft, totalLeft time.Duration) {
-	if e.Samples == 0 {
-		return 0, 0
-	}
-	i := slices.IndexFunc(e.Phases, func(p PhaseStat) bool { return p.Name == phase })
-	if i < 0 {
-		return 0, max(0, e.TotalTypical-totalElapsed)
-	}
-	phaseLeft = max(0, e.Phases[i].Typical-phaseElapsed)
-	totalLeft = phaseLeft
-	for _, p := range e.Phases[i+1:] {
-		totalLeft += p.Typical
-	}
-	return phaseLeft, totalLeft
-}
-
-// SlowPhase reports whether a phase that has run for elapsed is well past
-// its usual duration: more than 2 × typical, more than typical + 30 s and
-// more than its high mark, with at least MinSamples samples of it.
-func SlowPhase(e Expectation, phase string, elapsed time.Duration) bool {
-	p, ok := e.Phase(phase)
-	if !ok || p.Samples < MinSamples {
-		return false
-	}
-	return elapsed > SlowFactor*p.Typical && elapsed > p.Typical+SlowMargin && elapsed > p.High
 }
 
 // LatestFingerprint is the configuration fingerprint of the newest ready

@@ -1,5 +1,5 @@
 // Package history remembers every judged startup in an embedded SQLite
-// database and learns from it how long the next one should take.
+// database and answers the queries learning needs (package learn).
 //
 // # Store
 //
@@ -22,27 +22,9 @@
 //     and go on without history;
 //   - no call waits for a lock longer than the busy timeout (~5 s).
 //
-// # Learned windows
-//
-// [Store.Expectation] summarises the last [SampleSize] READY startups with
-// the same server, model, configuration fingerprint and host: per phase the
-// typical (median) and high (90th percentile, nearest rank; with fewer than
-// 10 samples that is the maximum or close to it) duration, and the same for
-// the whole startup. Pure functions turn it into decisions:
-//
-//   - [AutoTimeout]: max(2 × high total, typical total + 5 min), capped at
-//     4 h and rounded up to a second. With fewer than 2 samples: the
-//     caller's fallback (the documented --timeout default).
-//   - [AutoStallAfter]: max(60 s, 2 × the longest typical phase, the
-//     longest high phase + 30 s), capped at 30 min. With fewer than 2
-//     samples: the caller's fallback (the --stall-after default).
-//   - [ETA]: the time left in the current phase (its typical duration minus
-//     what has elapsed, never negative) and in the whole startup (that plus
-//     the typical durations of the phases that usually follow; for a phase
-//     history has never seen, the typical total minus the elapsed total).
-//   - [SlowPhase]: a phase is flagged while it runs when it has taken more
-//     than 2 × its typical duration, more than typical + 30 s, and more
-//     than its high duration, with at least 2 samples of that phase.
+// [Store.Expectation] summarises the last [learn.SampleSize] READY startups
+// with the same server, model, configuration fingerprint and host; package
+// learn turns that into windows, ETAs and slow-phase warnings.
 package history
 
 import (
@@ -59,6 +41,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
 )
 
@@ -72,12 +55,6 @@ var ErrNotFound = errors.New("no such startup")
 // busyTimeout is how long a call waits for another process's lock. A
 // variable so tests can shorten it.
 var busyTimeout = 5 * time.Second
-
-// Phase is how long one startup phase took.
-type Phase struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
-}
 
 // Startup is one judged startup.
 type Startup struct {
@@ -94,7 +71,7 @@ type Startup struct {
 	// Fingerprint is srvconfig.Fingerprint of Config.
 	Fingerprint string
 	// Phases are the phases passed, in order, with their durations.
-	Phases       []Phase
+	Phases       []learn.Phase
 	TotalSeconds float64
 	// Verdict, Cause and Phase are the verdict's words; Summary its line.
 	Verdict, Cause, Phase, Summary string
@@ -364,9 +341,9 @@ func (s *Store) Record(ctx context.Context, st Startup) (int64, error) {
 	return id, nil
 }
 
-func nonNil(p []Phase) []Phase {
+func nonNil(p []learn.Phase) []learn.Phase {
 	if p == nil {
-		return []Phase{}
+		return []learn.Phase{}
 	}
 	return p
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
 )
 
@@ -67,7 +68,7 @@ func sample(model string, i int) Startup {
 		Server:    "sglang", Version: "0.5.6", Model: model, Host: "gpu-01", GPUs: "1x NVIDIA H100 80GB HBM3",
 		Config:       srvconfig.Config{{Key: "model_path", Value: model}, {Key: "tp_size", Value: "1"}},
 		Fingerprint:  "fp1",
-		Phases:       []Phase{{"launch", 1}, {"init", 2}, {"weights", 10 + float64(i%3)}, {"serving", 0.5}},
+		Phases:       []learn.Phase{{Name: "launch", Seconds: 1}, {Name: "init", Seconds: 2}, {Name: "weights", Seconds: 10 + float64(i%3)}, {Name: "serving", Seconds: 0.5}},
 		TotalSeconds: 13.5 + float64(i%3), Verdict: "ready", Phase: "ready",
 		Summary: fmt.Sprintf("ready #%d", i), LogPath: "/tmp/server.log",
 	}

@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"vigil/internal/classify"
-	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 	"vigil/internal/srvconfig"
 	v "vigil/internal/verdict"
 )
@@ -43,7 +44,7 @@ type Config struct {
 	// Learned is what history says about startups like this one, and
 	// LearnedFingerprint the configuration it was learned for; nil when
 	// there is no history.
-	Learned            *history.Expectation
+	Learned            *learn.Expectation
 	LearnedFingerprint string
 	// AutoWindows: Timeout and StallAfter came from Learned. When the
 	// server turns out to run another configuration, they fall back to
@@ -64,96 +65,6 @@ const SettleMax = 3 * time.Second
 // URL answering before vigil trusts the line alone.
 func (j *Judge) unansweredGrace() time.Duration {
 	return max(3*time.Second, min(10*time.Second, j.cfg.StallAfter))
-}
-
-// HealthState is the outcome of one health probe.
-type HealthState string
-
-const (
-	HealthRefused  HealthState = "refused"  // nothing listens
-	HealthStarting HealthState = "starting" // 503: up, not ready
-	HealthOK       HealthState = "ok"       // 200
-	HealthOther    HealthState = "status"   // any other status
-	HealthNone     HealthState = "no_endpoint"
-	HealthError    HealthState = "error" // timeout, reset, ...
-	// HealthForeign is a 200 from a process that is not the server (an
-	// earlier server still holding the port): no sign of this server.
-	HealthForeign HealthState = "foreign"
-)
-
-// Health is one probe result.
-type Health struct {
-	State HealthState
-	Code  int
-	Err   string
-	// Seen is the log line the answer was read from when it was not
-	// vigil's own probe (an access log read offline); evidence quotes it.
-	Seen string
-}
-
-// Activity is one liveness sample of the server's process tree.
-type Activity struct {
-	// Busy is true when the tree used CPU, moved disk bytes, grew the
-	// download cache or otherwise showed that it works.
-	Busy bool
-	// Detail says what moved, for the live view ("CPU 390% over 8 procs").
-	Detail string
-}
-
-// Exit is how the server's main process ended.
-type Exit struct {
-	Code   int    // exit status, when it exited
-	Signal string // "SIGKILL", ... when a signal killed it
-	// Gone is set in watch mode, where only the disappearance is known.
-	Gone bool
-	// OOMRecord is the kernel's OOM-killer line for the process, if found.
-	OOMRecord string
-	// Memory describes the tree's memory use just before the end.
-	Memory string
-}
-
-func (e Exit) String() string {
-	switch {
-	case e.Signal != "":
-		return "killed by " + e.Signal
-	case e.Gone:
-		return "exited"
-	default:
-		return fmt.Sprintf("exited with status %d", e.Code)
-	}
-}
-
-// Event is something worth telling while the startup runs.
-type Event struct {
-	Name string
-	At   time.Time
-	Data map[string]any
-}
-
-// PhaseSpan is one phase and when it started.
-type PhaseSpan struct {
-	Phase v.Phase
-	Start time.Time
-}
-
-// Result is a verdict with its explanation.
-type Result struct {
-	Verdict  v.Verdict
-	Cause    v.Cause
-	Phase    v.Phase
-	Summary  string
-	Hint     string
-	Evidence []string
-	Server   string
-	At       time.Time
-	Phases   []PhaseSpan
-	// RuleID names the catalogue entry behind a failure, if any.
-	RuleID string
-	// Config is everything the server printed of its configuration;
-	// Important the operationally important part under canonical names.
-	Config      srvconfig.Config
-	Important   []srvconfig.KV
-	Fingerprint string
 }
 
 // signal is a line that says something went wrong.
@@ -180,7 +91,7 @@ type Judge struct {
 	start   time.Time
 	phase   v.Phase
 	phaseIx int
-	spans   []PhaseSpan
+	spans   []observe.PhaseSpan
 
 	lastProgress time.Time
 	lastLineAt   time.Time
@@ -188,7 +99,7 @@ type Judge struct {
 	progress     *classify.Progress
 	seq          int
 
-	health        Health
+	health        observe.Health
 	healthAt      time.Time
 	healthChanged time.Time
 	healthOKSince time.Time
@@ -207,16 +118,16 @@ type Judge struct {
 	lastErrAt  time.Time
 	lastErrSrc string
 
-	exit    *Exit
+	exit    *observe.Exit
 	partial logline.Line // an unterminated last line, judged if the server dies
 
 	recent []recentLine // last lines, for stall evidence
 
 	smokeState int // 0 none, 1 wanted, 2 running, 3 done
-	smokeRes   *SmokeResult
+	smokeRes   *observe.SmokeResult
 
-	events []Event
-	result *Result
+	events []observe.Event
+	result *observe.Result
 	warned map[string]bool
 
 	activity  string
@@ -229,15 +140,6 @@ type Judge struct {
 	phaseAt     time.Time
 }
 
-// SmokeResult is the outcome of the smoke request.
-type SmokeResult struct {
-	OK       bool
-	Reason   string
-	Answer   string
-	Endpoint string
-	Latency  time.Duration
-}
-
 // New starts judging a startup that began at start.
 func New(cfg Config, start time.Time) *Judge {
 	j := &Judge{cfg: cfg, start: start, lastProgress: start, warned: map[string]bool{}, phaseAt: start}
@@ -247,7 +149,7 @@ func New(cfg Config, start time.Time) *Judge {
 	}
 	j.setServer(kind, start)
 	j.phase = v.Launch
-	j.spans = []PhaseSpan{{Phase: v.Launch, Start: start}}
+	j.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: start}}
 	return j
 }
 
@@ -260,7 +162,7 @@ func (j *Judge) setServer(kind string, now time.Time) {
 	j.config.Kind = kind
 	j.phaseIx = j.prof.Index(j.phase)
 	if kind != "" {
-		j.emit(now, "server", map[string]any{"server": kind})
+		j.emit(now, observe.ServerSeen{Server: kind})
 	}
 }
 
@@ -277,22 +179,22 @@ func (j *Judge) Progress() *classify.Progress { return j.progress }
 func (j *Judge) LastLine() string { return j.lastMeaning }
 
 // HealthNow is the latest health probe result.
-func (j *Judge) HealthNow() Health { return j.health }
+func (j *Judge) HealthNow() observe.Health { return j.health }
 
 // Done is the verdict, once there is one.
-func (j *Judge) Done() *Result { return j.result }
+func (j *Judge) Done() *observe.Result { return j.result }
 
-func (j *Judge) emit(at time.Time, name string, data map[string]any) {
+func (j *Judge) emit(at time.Time, data observe.Payload) {
 	// Undrained events (a judge fed a whole stale log at once) are
 	// dropped past a cap rather than kept without bound.
 	if len(j.events) >= maxEvents {
 		return
 	}
-	j.events = append(j.events, Event{Name: name, At: at, Data: data})
+	j.events = append(j.events, observe.Event{At: at, Data: data})
 }
 
 // Events returns and forgets the events since the last call.
-func (j *Judge) Events() []Event {
+func (j *Judge) Events() []observe.Event {
 	ev := j.events
 	j.events = nil
 	return ev
@@ -321,7 +223,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Progress != nil {
 		p := *c.Progress
 		j.progress = &p
-		j.emit(now, "progress", map[string]any{"desc": p.Desc, "done": p.Done, "total": p.Total, "percent": p.Percent, "rate": p.Rate, "eta": p.ETA})
+		j.emit(now, observe.Progress{Desc: p.Desc, Done: p.Done, Total: p.Total, Percent: p.Percent, Rate: p.Rate, ETA: p.ETA})
 	}
 	if l.Partial {
 		j.partial = l
@@ -348,9 +250,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.readyLine = true
 		j.readyLineAt = now
 		j.sayUp(now)
-		j.emit(now, "ready_line", map[string]any{"line": c.Raw})
+		j.emit(now, observe.ReadyLine{Line: c.Raw})
 	}
-	if strings.Contains(c.Msg, "Application startup complete") || strings.Contains(c.Msg, "Uvicorn running on") {
+	if classify.SaysListening(c.Msg) {
 		j.upLineText = c.Raw
 		j.sayUp(now)
 	}
@@ -384,7 +286,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.fatal = append(j.fatal, s)
 		if j.fatalAt.IsZero() {
 			j.fatalAt = now
-			j.emit(now, "failing", map[string]any{"line": c.Raw})
+			j.emit(now, observe.Failing{Line: c.Raw})
 		}
 	}
 	if c.Exception || (c.Failure != nil && c.Failure.Cause != "") {
@@ -420,16 +322,16 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	// projector and context lines) must not grow the list without bound:
 	// past the cap, only the latest phase is kept.
 	if len(j.spans) < maxSpans {
-		j.spans = append(j.spans, PhaseSpan{Phase: ph, Start: now})
+		j.spans = append(j.spans, observe.PhaseSpan{Phase: ph, Start: now})
 	} else {
-		j.spans[len(j.spans)-1] = PhaseSpan{Phase: ph, Start: now}
+		j.spans[len(j.spans)-1] = observe.PhaseSpan{Phase: ph, Start: now}
 	}
 	j.phaseAt = now
 	j.progress = nil
-	j.emit(now, "phase", map[string]any{"phase": string(ph), "from": string(from)})
+	j.emit(now, observe.PhaseChange{Phase: string(ph), From: string(from)})
 	if e := j.cfg.Learned; e != nil && ph != v.PhaseReady {
-		phaseLeft, totalLeft := history.ETA(*e, string(ph), 0, now.Sub(j.start))
-		j.emit(now, "eta", map[string]any{"phase": string(ph), "phase_left_s": round1(phaseLeft), "total_left_s": round1(totalLeft), "samples": e.Samples})
+		phaseLeft, totalLeft := learn.ETA(*e, string(ph), 0, now.Sub(j.start))
+		j.emit(now, observe.ETA{Phase: string(ph), PhaseLeftS: round1(phaseLeft), TotalLeftS: round1(totalLeft), Samples: e.Samples})
 	}
 }
 
@@ -445,13 +347,11 @@ func (j *Judge) configChanged(now time.Time) {
 	fp := srvconfig.Fingerprint(j.server, cfg)
 	if fp != j.fingerprint {
 		j.fingerprint = fp
-		data := map[string]any{"fingerprint": fp}
 		important := map[string]string{}
 		for _, kv := range srvconfig.Important(j.server, cfg) {
 			important[kv.Key] = kv.Value
 		}
-		data["important"] = important
-		j.emit(now, "config", data)
+		j.emit(now, observe.ConfigSeen{Fingerprint: fp, Important: important})
 		if j.cfg.Learned != nil && j.cfg.LearnedFingerprint != "" && fp != "" && fp != j.cfg.LearnedFingerprint {
 			j.cfg.Learned = nil
 			msg := "the configuration differs from the last start's: no ETA"
@@ -459,7 +359,7 @@ func (j *Judge) configChanged(now time.Time) {
 				j.cfg.Timeout, j.cfg.StallAfter = j.cfg.FallbackTimeout, j.cfg.FallbackStall
 				msg += fmt.Sprintf(", windows back to --timeout %s --stall-after %s", j.cfg.Timeout, j.cfg.StallAfter)
 			}
-			j.emit(now, "warning", map[string]any{"message": msg})
+			j.emit(now, observe.Warning{Message: msg})
 		}
 	}
 	if len(j.cfg.Expect) > 0 && j.mismatch == nil {
@@ -474,25 +374,25 @@ func (j *Judge) configChanged(now time.Time) {
 }
 
 // Health feeds one health probe result.
-func (j *Judge) Health(h Health, now time.Time) {
+func (j *Judge) Health(h observe.Health, now time.Time) {
 	if j.result != nil {
 		return
 	}
 	if h.State != j.health.State || h.Code != j.health.Code {
 		j.healthChanged = now
-		if !j.healthAt.IsZero() || h.State != HealthRefused {
+		if !j.healthAt.IsZero() || h.State != observe.HealthRefused {
 			j.lastProgress = now
 		}
-		j.emit(now, "health", map[string]any{"state": string(h.State), "code": h.Code})
+		j.emit(now, observe.HealthChange{State: h.State, Code: h.Code})
 	}
-	if h.State == HealthOK && j.health.State != HealthOK {
+	if h.State == observe.HealthOK && j.health.State != observe.HealthOK {
 		j.healthOKSince = now
 	}
 	j.health, j.healthAt = h, now
 	// Only real answers with an unexpected status count against the
 	// server: a probe that times out or is reset says more about the
 	// network path than about the server.
-	if h.State == HealthOther && j.upSaid {
+	if h.State == observe.HealthOther && j.upSaid {
 		if j.badHealth == 0 {
 			j.badHealthAt = now
 		}
@@ -503,7 +403,7 @@ func (j *Judge) Health(h Health, now time.Time) {
 }
 
 // Activity feeds one liveness sample.
-func (j *Judge) Activity(a Activity, now time.Time) {
+func (j *Judge) Activity(a observe.Activity, now time.Time) {
 	if j.result != nil {
 		return
 	}
@@ -518,7 +418,7 @@ func (j *Judge) Activity(a Activity, now time.Time) {
 	quiet := now.Sub(j.lastLineAt)
 	if a.Busy && !j.lastLineAt.IsZero() && quiet >= quietFirst && now.Sub(j.quietSaid) >= quietEvery {
 		j.quietSaid = now
-		j.emit(now, "quiet", map[string]any{"quiet_s": math.Round(quiet.Seconds()), "activity": a.Detail})
+		j.emit(now, observe.Quiet{QuietS: math.Round(quiet.Seconds()), Activity: a.Detail})
 	}
 }
 
@@ -533,7 +433,7 @@ func (j *Judge) ActivityText() string { return j.activity }
 
 // Exit feeds the end of the server's main process. Its output up to the
 // exit must have been fed already.
-func (j *Judge) Exit(e Exit, now time.Time) {
+func (j *Judge) Exit(e observe.Exit, now time.Time) {
 	if j.exit == nil {
 		if j.partial.Text != "" {
 			l := j.partial
@@ -541,7 +441,7 @@ func (j *Judge) Exit(e Exit, now time.Time) {
 			j.Line(l, now)
 		}
 		j.exit = &e
-		j.emit(now, "exit", map[string]any{"status": e.String()})
+		j.emit(now, observe.ExitSeen{Status: e.String()})
 	}
 }
 
@@ -564,15 +464,15 @@ func (j *Judge) WantSmoke() bool {
 }
 
 // Smoke feeds the smoke request's outcome.
-func (j *Judge) Smoke(r SmokeResult, now time.Time) {
+func (j *Judge) Smoke(r observe.SmokeResult, now time.Time) {
 	j.smokeRes = &r
 	j.smokeState = 3
-	j.emit(now, "smoke", map[string]any{"ok": r.OK, "reason": r.Reason, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds(), "endpoint": r.Endpoint})
+	j.emit(now, observe.Smoke{OK: r.OK, Reason: r.Reason, Answer: r.Answer, LatencyMS: r.Latency.Milliseconds(), Endpoint: r.Endpoint})
 }
 
 // Tick decides, if the startup is over by now. It returns the verdict the
 // first time one is reached, else nil.
-func (j *Judge) Tick(now time.Time) *Result {
+func (j *Judge) Tick(now time.Time) *observe.Result {
 	if j.result != nil {
 		return nil
 	}
@@ -582,7 +482,7 @@ func (j *Judge) Tick(now time.Time) *Result {
 	}
 	r.Server = j.server
 	r.At = now
-	r.Phases = append([]PhaseSpan(nil), j.spans...)
+	r.Phases = append([]observe.PhaseSpan(nil), j.spans...)
 	if r.Phase == "" {
 		r.Phase = j.phase
 	}
@@ -624,7 +524,7 @@ const (
 // maxSignals bounds the error lines a judge keeps.
 const maxSignals = 256
 
-func (j *Judge) decide(now time.Time) *Result {
+func (j *Judge) decide(now time.Time) *observe.Result {
 	switch j.smokeState {
 	case 2:
 		return nil // waiting for the smoke request, which has its own timeout
@@ -665,20 +565,20 @@ func (j *Judge) checkSlowPhase(now time.Time) {
 	if e == nil || j.warned["slow:"+string(j.phase)] {
 		return
 	}
-	if history.SlowPhase(*e, string(j.phase), now.Sub(j.phaseAt)) {
+	if learn.SlowPhase(*e, string(j.phase), now.Sub(j.phaseAt)) {
 		j.warned["slow:"+string(j.phase)] = true
 		var typ time.Duration
 		if ps, ok := e.Phase(string(j.phase)); ok {
 			typ = ps.Typical
 		}
-		j.emit(now, "warning", map[string]any{"message": fmt.Sprintf("%s is slow: %s so far, usually %s", j.phase, fmtDur(now.Sub(j.phaseAt)), fmtDur(typ)), "phase": string(j.phase), "slow": true})
+		j.emit(now, observe.Warning{Message: fmt.Sprintf("%s is slow: %s so far, usually %s", j.phase, fmtDur(now.Sub(j.phaseAt)), fmtDur(typ)), Phase: string(j.phase), Slow: true})
 	}
 }
 
 // expectFailure ends a startup whose configuration is not the expected one.
-func (j *Judge) expectFailure() *Result {
+func (j *Judge) expectFailure() *observe.Result {
 	o := j.mismatch
-	return &Result{Verdict: v.Failed, Cause: v.Config, RuleID: "expect.mismatch",
+	return &observe.Result{Verdict: v.Failed, Cause: v.Config, RuleID: "expect.mismatch",
 		Summary:  "the server runs another configuration than expected: " + o.String(),
 		Evidence: []string{"[vigil] " + o.String()},
 		Hint:     "the flag did not take effect, or was overridden by the server's own defaults: check the command line and the printed configuration"}
@@ -695,12 +595,12 @@ func (j *Judge) hasCause() bool {
 
 // readiness decides ready (or a health failure after the server said it
 // is up).
-func (j *Judge) readiness(now time.Time) *Result {
+func (j *Judge) readiness(now time.Time) *observe.Result {
 	if j.smokeState != 0 {
 		return nil
 	}
-	healthOK := j.health.State == HealthOK
-	noEndpoint := j.cfg.NoHealth || j.health.State == HealthNone
+	healthOK := j.health.State == observe.HealthOK
+	noEndpoint := j.cfg.NoHealth || j.health.State == observe.HealthNone
 	ready := false
 	switch {
 	case j.readyLine && (healthOK || noEndpoint):
@@ -708,18 +608,18 @@ func (j *Judge) readiness(now time.Time) *Result {
 	case healthOK && !j.prof.ReadyNeedsLine && now.Sub(j.healthOKSince) >= j.okGrace():
 		ready = true
 	case j.readyLine && now.Sub(j.readyLineAt) >= j.unansweredGrace() &&
-		(j.health.State == HealthError || (j.cfg.URLGuessed && j.health.State == HealthRefused)):
+		(j.health.State == observe.HealthError || (j.cfg.URLGuessed && j.health.State == observe.HealthRefused)):
 		ready = true
 		msg := "the server says it is ready but nothing answers at the guessed URL; pass --url to check its health"
-		if j.health.State == HealthError {
+		if j.health.State == observe.HealthError {
 			msg = "the server says it is ready but its health endpoint does not answer (" + j.health.Err + "); trusting its ready line"
 		}
-		j.emit(now, "warning", map[string]any{"message": msg})
+		j.emit(now, observe.Warning{Message: msg})
 	}
 	if ready {
 		for _, o := range srvconfig.Check(j.server, j.config.Config(), j.cfg.Expect) {
 			if o.Status == srvconfig.Pending {
-				j.emit(now, "warning", map[string]any{"message": "never confirmed by the server's log: " + o.Expect.String()})
+				j.emit(now, observe.Warning{Message: "never confirmed by the server's log: " + o.Expect.String()})
 			}
 		}
 		j.advance(v.PhaseReady, false, "", now)
@@ -727,21 +627,21 @@ func (j *Judge) readiness(now time.Time) *Result {
 			j.smokeState = 1
 			return nil
 		}
-		return &Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: j.readySummary(now), Evidence: j.readyEvidence()}
+		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: j.readySummary(now), Evidence: j.readyEvidence()}
 	}
 	// The server said it is up but its health endpoint keeps answering an
 	// unexpected status, or stays "starting" long after its ready line.
 	if j.upSaid && j.badHealth >= 3 && now.Sub(j.badHealthAt) >= time.Second {
 		return j.healthFailure(fmt.Sprintf("the server said it is up but /health keeps answering %s", j.healthText()))
 	}
-	if j.readyLine && j.health.State == HealthStarting && j.cfg.StallAfter > 0 && now.Sub(j.readyLineAt) >= j.cfg.StallAfter {
+	if j.readyLine && j.health.State == observe.HealthStarting && j.cfg.StallAfter > 0 && now.Sub(j.readyLineAt) >= j.cfg.StallAfter {
 		return j.healthFailure(fmt.Sprintf("the server printed its ready line %.0fs ago but /health still answers 503", now.Sub(j.readyLineAt).Seconds()))
 	}
 	return nil
 }
 
 func (j *Judge) healthText() string {
-	if j.health.State == HealthError {
+	if j.health.State == observe.HealthError {
 		return "with an error (" + j.health.Err + ")"
 	}
 	return fmt.Sprintf("HTTP %d", j.health.Code)
@@ -750,7 +650,7 @@ func (j *Judge) healthText() string {
 // UnhealthyHint is the hint of a health failure.
 const UnhealthyHint = "the server is up but unhealthy: read its log after the ready line, and probe /health by hand; a 500 usually means the engine died after startup"
 
-func (j *Judge) healthFailure(summary string) *Result {
+func (j *Judge) healthFailure(summary string) *observe.Result {
 	ev := []string{fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.healthText())}
 	if j.health.Seen != "" {
 		ev[0] = j.health.Seen
@@ -758,7 +658,7 @@ func (j *Judge) healthFailure(summary string) *Result {
 	if j.readyLine {
 		ev = append(ev, j.lastLines(2)...)
 	}
-	return &Result{Verdict: v.Failed, Cause: v.Health, Summary: summary, Evidence: ev,
+	return &observe.Result{Verdict: v.Failed, Cause: v.Health, Summary: summary, Evidence: ev,
 		Hint: UnhealthyHint}
 }
 
@@ -774,9 +674,9 @@ func (j *Judge) readyEvidence() []string {
 	switch {
 	case j.health.Seen != "":
 		ev = append(ev, j.health.Seen)
-	case j.health.State == HealthOK:
+	case j.health.State == observe.HealthOK:
 		ev = append(ev, fmt.Sprintf("[vigil] GET %s -> 200", j.prof.HealthPath))
-	case j.health.State == HealthRefused, j.health.State == HealthError, j.health.State == HealthNone:
+	case j.health.State == observe.HealthRefused, j.health.State == observe.HealthError, j.health.State == observe.HealthNone:
 		ev = append(ev, fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.health.State))
 	}
 	if len(ev) == 0 {
@@ -793,10 +693,10 @@ func (j *Judge) readySummary(now time.Time) string {
 	return fmt.Sprintf("%s is ready after %s", name, fmtDur(now.Sub(j.start)))
 }
 
-func (j *Judge) smokeVerdict() *Result {
+func (j *Judge) smokeVerdict() *observe.Result {
 	r := j.smokeRes
 	if r.OK {
-		return &Result{Verdict: v.Ready, Phase: v.PhaseReady,
+		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady,
 			Summary:  fmt.Sprintf("%s is ready and answered sanely in %s", orServer(j.server), fmtDur(r.Latency)),
 			Evidence: []string{"[vigil] " + r.Endpoint + " answered: " + clip(r.Answer, 200)}}
 	}
@@ -804,7 +704,7 @@ func (j *Judge) smokeVerdict() *Result {
 	if r.Answer != "" {
 		ev = append(ev, "[vigil] answer: "+clip(r.Answer, 300))
 	}
-	return &Result{Verdict: v.Failed, Cause: v.BadOutput, Phase: v.PhaseReady,
+	return &observe.Result{Verdict: v.Failed, Cause: v.BadOutput, Phase: v.PhaseReady,
 		Summary:  "the server is up but its answer is bad: " + r.Reason,
 		Evidence: ev,
 		Hint:     "the model produces garbage: check the dtype and quantization (FP16 overflow gives NaN '!!!!'), the checkpoint files, the attention backend and the chat template; compare with a known-good start"}
@@ -817,21 +717,21 @@ func orServer(s string) string {
 	return s
 }
 
-func (j *Judge) stalled(now time.Time) *Result {
+func (j *Judge) stalled(now time.Time) *observe.Result {
 	quiet := now.Sub(j.lastProgress)
 	ev := []string{fmt.Sprintf("[vigil] no log output, CPU or I/O activity for %s in phase %s", fmtDur(quiet), j.phase)}
 	ev = append(ev, j.lastLinesPerSource(6)...)
-	return &Result{Verdict: v.Stalled, Summary: fmt.Sprintf("no sign of progress for %s during %s", fmtDur(quiet), j.phase),
+	return &observe.Result{Verdict: v.Stalled, Summary: fmt.Sprintf("no sign of progress for %s during %s", fmtDur(quiet), j.phase),
 		Evidence: ev, Hint: stallHint(j.phase)}
 }
 
-func (j *Judge) timedOut(now time.Time) *Result {
+func (j *Judge) timedOut(now time.Time) *observe.Result {
 	ev := []string{fmt.Sprintf("[vigil] --timeout %s ran out in phase %s while the startup was still progressing", fmtDur(j.cfg.Timeout), j.phase)}
 	if j.progress != nil {
 		ev = append(ev, fmt.Sprintf("[vigil] progress: %s %d/%d (%d%%)", j.progress.Desc, j.progress.Done, j.progress.Total, j.progress.Percent))
 	}
 	ev = append(ev, j.lastLines(3)...)
-	return &Result{Verdict: v.Timeout, Summary: fmt.Sprintf("still in %s after %s", j.phase, fmtDur(now.Sub(j.start))),
+	return &observe.Result{Verdict: v.Timeout, Summary: fmt.Sprintf("still in %s after %s", j.phase, fmtDur(now.Sub(j.start))),
 		Evidence: ev, Hint: "the startup was still making progress: give it a longer --timeout, or make the slow step faster (local weights, a warm compile cache)"}
 }
 
@@ -853,7 +753,7 @@ func stallHint(ph v.Phase) string {
 
 // failure explains a failed startup: the root cause first, the failing
 // process's own lines as evidence, echoes after.
-func (j *Judge) failure(now time.Time) *Result {
+func (j *Judge) failure(now time.Time) *observe.Result {
 	var root *signal
 	for i := range j.signals {
 		s := &j.signals[i]
@@ -875,7 +775,7 @@ func (j *Judge) failure(now time.Time) *Result {
 			}
 		}
 	}
-	r := &Result{Verdict: v.Failed}
+	r := &observe.Result{Verdict: v.Failed}
 	switch {
 	case root != nil:
 		r.Cause = root.rule.Cause
@@ -963,7 +863,7 @@ func (j *Judge) evidence(root *signal) []string {
 	var ev []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		key := strings.TrimSpace(classify.Parse(s).Msg)
+		key := strings.TrimSpace(classify.ParseFast(s).Msg)
 		if key == "" || seen[key] {
 			return
 		}
@@ -1072,27 +972,11 @@ func expandHint(h string, argv []string) string {
 		}
 		flag := h[i+6 : i+k]
 		val := ""
-		if fv, ok := flagValue(argv, flag); ok {
+		if fv, ok := classify.FlagValue(argv, flag); ok {
 			val = " (now " + fv + ")"
 		}
 		h = h[:i] + val + h[i+k+1:]
 	}
-}
-
-// flagValue finds "--x V", "--x=V" (and the underscore spelling) in argv.
-func flagValue(argv []string, flag string) (string, bool) {
-	alt := "--" + strings.ReplaceAll(strings.TrimPrefix(flag, "--"), "-", "_")
-	for i, a := range argv {
-		for _, f := range []string{flag, alt} {
-			if a == f && i+1 < len(argv) {
-				return argv[i+1], true
-			}
-			if strings.HasPrefix(a, f+"=") {
-				return a[len(f)+1:], true
-			}
-		}
-	}
-	return "", false
 }
 
 func fmtDur(d time.Duration) string {

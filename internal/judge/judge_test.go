@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
 
@@ -14,26 +15,26 @@ import (
 type step struct {
 	at     float64 // seconds
 	line   string
-	health *Health
+	health *observe.Health
 	busy   bool
-	exit   *Exit
+	exit   *observe.Exit
 }
 
-func ln(at float64, s string) step { return step{at: at, line: s} }
-func hl(at float64, h Health) step { return step{at: at, health: &h} }
-func busy(at float64) step         { return step{at: at, busy: true} }
-func ex(at float64, e Exit) step   { return step{at: at, exit: &e} }
-func sec(s float64) time.Duration  { return time.Duration(s * float64(time.Second)) }
+func ln(at float64, s string) step         { return step{at: at, line: s} }
+func hl(at float64, h observe.Health) step { return step{at: at, health: &h} }
+func busy(at float64) step                 { return step{at: at, busy: true} }
+func ex(at float64, e observe.Exit) step   { return step{at: at, exit: &e} }
+func sec(s float64) time.Duration          { return time.Duration(s * float64(time.Second)) }
 
 var (
-	refused  = Health{State: HealthRefused}
-	starting = Health{State: HealthStarting, Code: 503}
-	ok200    = Health{State: HealthOK, Code: 200}
-	err500   = Health{State: HealthOther, Code: 500}
+	refused  = observe.Health{State: observe.HealthRefused}
+	starting = observe.Health{State: observe.HealthStarting, Code: 503}
+	ok200    = observe.Health{State: observe.HealthOK, Code: 200}
+	err500   = observe.Health{State: observe.HealthOther, Code: 500}
 )
 
 // play feeds steps and ticks every 50 ms until a verdict or until end.
-func play(t *testing.T, cfg Config, steps []step, end float64) *Result {
+func play(t *testing.T, cfg Config, steps []step, end float64) *observe.Result {
 	t.Helper()
 	t0 := time.Unix(1_800_000_000, 0)
 	j := New(cfg, t0)
@@ -46,7 +47,7 @@ func play(t *testing.T, cfg Config, steps []step, end float64) *Result {
 			case s.health != nil:
 				j.Health(*s.health, at)
 			case s.busy:
-				j.Activity(Activity{Busy: true, Detail: "cpu 1.0 cores"}, at)
+				j.Activity(observe.Activity{Busy: true, Detail: "cpu 1.0 cores"}, at)
 			case s.exit != nil:
 				j.Exit(*s.exit, at)
 			default:
@@ -101,19 +102,19 @@ func TestVerdicts(t *testing.T) {
 				ln(2, `  File "/x/model_runner.py", line 752, in init_memory_pool`),
 				ln(2, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."),
 				ln(2.1, "[2026-11-29 10:00:02] Received sigquit from a child process. It usually means the child failed."),
-				ex(2.3, Exit{Signal: "SIGKILL"}),
+				ex(2.3, observe.Exit{Signal: "SIGKILL"}),
 			},
 			end: 20, verdict: v.Failed, cause: v.GPUOOM, phase: v.KVCache, from: 2.3, to: 2.4,
 			evidence: "Not enough memory",
 		},
 		{
 			name: "a silent SIGKILL is the OOM killer", cfg: sg,
-			steps: []step{ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"), ex(3, Exit{Signal: "SIGKILL"})},
+			steps: []step{ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"), ex(3, observe.Exit{Signal: "SIGKILL"})},
 			end:   20, verdict: v.Failed, cause: v.HostOOM, phase: v.Weights, from: 3, to: 3.1,
 		},
 		{
 			name: "an echo alone with the self-kill is a crash, not host_oom", cfg: sg,
-			steps: []step{ln(1, "[2026-11-29 10:00:01] Received sigquit from a child process. It usually means the child failed."), ex(1.2, Exit{Signal: "SIGKILL"})},
+			steps: []step{ln(1, "[2026-11-29 10:00:01] Received sigquit from a child process. It usually means the child failed."), ex(1.2, observe.Exit{Signal: "SIGKILL"})},
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
 		},
 		{
@@ -127,12 +128,12 @@ func TestVerdicts(t *testing.T) {
 		},
 		{
 			name: "an unknown traceback then exit 1 is an exception", cfg: vl,
-			steps: []step{ln(1, "Traceback (most recent call last):"), ln(1, "ValueError: something odd"), ex(1.1, Exit{Code: 1})},
+			steps: []step{ln(1, "Traceback (most recent call last):"), ln(1, "ValueError: something odd"), ex(1.1, observe.Exit{Code: 1})},
 			end:   20, verdict: v.Failed, cause: v.Exception, from: 1.1, to: 1.2, evidence: "ValueError: something odd",
 		},
 		{
 			name: "exit 0 before ready is a crash", cfg: vl,
-			steps: []step{ln(1, "INFO 11-29 10:00:00 [x.py:1] hello"), ex(2, Exit{Code: 0})},
+			steps: []step{ln(1, "INFO 11-29 10:00:00 [x.py:1] hello"), ex(2, observe.Exit{Code: 0})},
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 2, to: 2.1,
 		},
 		{
@@ -187,7 +188,7 @@ func TestVerdicts(t *testing.T) {
 			cfg:  Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{hl(0.05, ok200), ln(0.2, "start: binding port with default address family"),
 				ln(0.3, "start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080"),
-				ln(0.3, "main: exiting due to HTTP server error"), ex(0.35, Exit{Code: 1})},
+				ln(0.3, "main: exiting due to HTTP server error"), ex(0.35, observe.Exit{Code: 1})},
 			end: 20, verdict: v.Failed, cause: v.PortInUse, from: 0.35, to: 0.45,
 		},
 		{
@@ -209,7 +210,7 @@ func TestVerdicts(t *testing.T) {
 				ln(1, "pydantic_core._pydantic_core.ValidationError: 1 validation error for TorchLlmArgs"),
 				ln(1, "  Value error, Failed to infer model format because no config.json exists in /models/x [type=value_error, input_value={}, input_type=dict]"),
 				ln(1, "    For further information visit https://errors.pydantic.dev/2.11/v/value_error"),
-				ex(1.2, Exit{Code: 1})},
+				ex(1.2, observe.Exit{Code: 1})},
 			end: 20, verdict: v.Failed, cause: v.ModelLoad, from: 1.2, to: 1.3, evidence: "no config.json",
 		},
 		{
@@ -217,12 +218,12 @@ func TestVerdicts(t *testing.T) {
 			cfg:  Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "pydantic_core._pydantic_core.ValidationError: 1 validation error for TorchLlmArgs"),
 				ln(1, "  max_batch_size"), ln(1, "    Input should be greater than 0 [type=greater_than, input_value=0, input_type=int]"),
-				ex(1.2, Exit{Code: 1})},
+				ex(1.2, observe.Exit{Code: 1})},
 			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.3,
 		},
 		{
 			name: "an unterminated last line is judged when the server dies", cfg: vl,
-			steps: []step{{at: 1, line: "Fatal Python error: Segmentation fault"}, ex(1.2, Exit{Signal: "SIGSEGV"})},
+			steps: []step{{at: 1, line: "Fatal Python error: Segmentation fault"}, ex(1.2, observe.Exit{Signal: "SIGSEGV"})},
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
 		},
 	}
@@ -261,7 +262,7 @@ func TestEvidenceIsTheFailingRanksLines(t *testing.T) {
 		ln(2, `    raise RuntimeError(f"NCCL error: {error_str}")`),
 		ln(2, "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"),
 		ln(2.1, "[2026-11-29 10:00:02] Received sigquit from a child process. It usually means the child failed."),
-		ex(2.3, Exit{Signal: "SIGKILL"}),
+		ex(2.3, observe.Exit{Signal: "SIGKILL"}),
 	}, 20)
 	if r == nil || r.Cause != v.NCCL {
 		t.Fatalf("got %+v, want nccl", r)
@@ -277,7 +278,7 @@ func TestEvidenceIsTheFailingRanksLines(t *testing.T) {
 func TestHintNamesTheFlagValue(t *testing.T) {
 	cfg := Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 40 * time.Second,
 		Argv: []string{"python3", "-m", "sglang.launch_server", "--mem-fraction-static", "0.62"}}
-	r := play(t, cfg, []step{ln(1, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."), ex(1.1, Exit{Code: 1})}, 10)
+	r := play(t, cfg, []step{ln(1, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."), ex(1.1, observe.Exit{Code: 1})}, 10)
 	if r == nil || !strings.Contains(r.Hint, "(now 0.62)") {
 		t.Fatalf("hint %q does not show the current value", r.Hint)
 	}
@@ -299,7 +300,7 @@ func TestSmoke(t *testing.T) {
 	if r := j.Tick(t0.Add(time.Minute)); r != nil {
 		t.Fatalf("decided %s while the smoke request runs", r.Verdict)
 	}
-	j.Smoke(SmokeResult{OK: false, Reason: "garbage: run of 32 '!'", Answer: "!!!!!!!!", Endpoint: "/v1/chat/completions"}, t0.Add(time.Minute))
+	j.Smoke(observe.SmokeResult{OK: false, Reason: "garbage: run of 32 '!'", Answer: "!!!!!!!!", Endpoint: "/v1/chat/completions"}, t0.Add(time.Minute))
 	r := j.Tick(t0.Add(time.Minute))
 	if r == nil || r.Verdict != v.Failed || r.Cause != v.BadOutput || r.Phase != v.PhaseReady {
 		t.Fatalf("got %+v, want failed/bad_output in ready", r)
@@ -358,7 +359,7 @@ func TestWaitingLinesAreNoProgress(t *testing.T) {
 // With history, each phase announces its ETA, and a phase running well past
 // its usual duration draws one warning while it still progresses.
 func TestLearnedETAAndSlowPhase(t *testing.T) {
-	learned := history.Summarise([][]history.Phase{
+	learned := learn.Summarise([][]learn.Phase{
 		{{Name: "launch", Seconds: 1}, {Name: "weights", Seconds: 10}, {Name: "ready", Seconds: 0}},
 		{{Name: "launch", Seconds: 1}, {Name: "weights", Seconds: 11}, {Name: "ready", Seconds: 0}},
 	}, []float64{11, 12})
@@ -369,15 +370,16 @@ func TestLearnedETAAndSlowPhase(t *testing.T) {
 	var etas, slow int
 	for s := 1.0; s < 60; s += 0.5 {
 		now := t0.Add(sec(s))
-		j.Activity(Activity{Busy: true, Detail: "cpu"}, now)
+		j.Activity(observe.Activity{Busy: true, Detail: "cpu"}, now)
 		if r := j.Tick(now); r != nil {
 			t.Fatalf("decided %s at %.1fs", r.Verdict, s)
 		}
 		for _, e := range j.Events() {
+			w, isWarning := e.Data.(observe.Warning)
 			switch {
-			case e.Name == "eta":
+			case e.Kind() == observe.KindETA:
 				etas++
-			case e.Name == "warning" && e.Data["slow"] == true:
+			case isWarning && w.Slow:
 				slow++
 				if s < 40 {
 					t.Errorf("slow warning at %.1fs; weights usually takes ~10s, the warning needs 2x and +30s", s)

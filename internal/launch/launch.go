@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 )
 
 // Spec is what to start.
@@ -31,7 +31,7 @@ type Process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	mu   sync.Mutex
-	exit judge.Exit
+	exit observe.Exit
 }
 
 // ErrNotFound means the command does not exist or is not executable.
@@ -72,7 +72,7 @@ func Start(spec Spec) (*Process, error) {
 
 func (p *Process) wait() {
 	err := p.cmd.Wait()
-	var e judge.Exit
+	var e observe.Exit
 	if st := p.cmd.ProcessState; st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			e.Signal = SignalName(ws.Signal())
@@ -92,7 +92,7 @@ func (p *Process) wait() {
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Exit is how the process ended; valid once Done is closed.
-func (p *Process) Exit() judge.Exit {
+func (p *Process) Exit() observe.Exit {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.exit

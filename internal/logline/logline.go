@@ -3,7 +3,10 @@
 // themselves with carriage returns.
 package logline
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // MaxLen bounds how much of one line is kept. Longer lines are cut (the rest
 // is counted, not stored) so that a 10 MB line cannot blow up memory.
@@ -28,100 +31,57 @@ type Line struct {
 	At time.Time
 }
 
-// Splitter turns a byte stream into Lines. It keeps at most MaxLen bytes of
-// the line being assembled. The zero value is ready to use.
+// Splitter turns a byte stream into Lines that own their text (they
+// outlive the bytes written). It keeps at most MaxLen bytes of the line
+// being assembled. The zero value is ready to use.
 type Splitter struct {
-	buf     []byte
-	start   int64 // offset of the line being assembled
-	off     int64 // offset of the next byte
-	cut     int64
-	pending bool // sawCR's line was already emitted; swallow a following '\n'
+	c     *Cutter
+	spans []Span
+}
+
+func (s *Splitter) cutter() *Cutter {
+	if s.c == nil {
+		s.c = NewCutter()
+	}
+	return s.c
 }
 
 // SetOffset sets the offset of the next byte written, e.g. the position in
 // a file where reading starts. It discards any partial line.
 func (s *Splitter) SetOffset(off int64) {
-	s.buf = s.buf[:0]
-	s.start, s.off, s.cut = off, off, 0
-	s.pending = false
+	s.c = &Cutter{no: 1, off: off, start: off}
 }
 
 // Offset is the offset of the next byte to be written.
-func (s *Splitter) Offset() int64 { return s.off }
+func (s *Splitter) Offset() int64 { return s.cutter().off }
 
 // Write feeds p and calls emit for every line completed by it.
 func (s *Splitter) Write(p []byte, emit func(Line)) {
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if s.pending {
-			s.pending = false
-			if c == '\n' {
-				// "\r\n": the line already went out as a CR line; this
-				// newline only finishes it.
-				s.off++
-				s.start = s.off
-				continue
-			}
-		}
-		switch c {
-		case '\n':
-			s.emit(emit, false)
-			s.off++
-			s.start = s.off
-		case '\r':
-			s.emit(emit, true)
-			s.off++
-			s.start = s.off
-			s.pending = true
-		default:
-			// Copy a run of ordinary bytes at once.
-			j := i
-			for j < len(p) && p[j] != '\n' && p[j] != '\r' {
-				j++
-			}
-			s.append(p[i:j])
-			s.off += int64(j - i)
-			i = j - 1
-		}
-	}
+	// One copy of p; each line then gets its own, so that a kept line does
+	// not hold the whole write.
+	s.spans = s.cutter().Split(string(p), s.spans[:0])
+	s.send(emit)
 }
 
 // Pending returns the unterminated tail as a Partial line, if there is one.
 func (s *Splitter) Pending() (Line, bool) {
-	if len(s.buf) == 0 && s.cut == 0 {
+	c := s.cutter()
+	if len(c.carry) == 0 && c.cut == 0 {
 		return Line{}, false
 	}
-	return Line{Text: string(s.buf), Offset: s.start, Cut: s.cut, Partial: true}, true
+	return Line{Text: string(c.carry), Offset: c.start, Cut: c.cut, Partial: true}, true
 }
 
 // Flush emits the unterminated tail as a finished line (at the end of a
 // stream that will not grow).
 func (s *Splitter) Flush(emit func(Line)) {
-	if len(s.buf) > 0 || s.cut > 0 {
-		s.emit(emit, false)
-		s.start = s.off
-	}
-	s.pending = false
+	s.spans = s.cutter().Flush(s.spans[:0])
+	s.send(emit)
 }
 
-func (s *Splitter) append(b []byte) {
-	room := MaxLen - len(s.buf)
-	if room >= len(b) {
-		s.buf = append(s.buf, b...)
-		return
+func (s *Splitter) send(emit func(Line)) {
+	for _, sp := range s.spans {
+		emit(Line{Text: strings.Clone(sp.Text), Offset: sp.Off, CR: sp.CR, Cut: sp.Cut})
 	}
-	if room > 0 {
-		s.buf = append(s.buf, b[:room]...)
-	}
-	s.cut += int64(len(b) - max(room, 0))
-}
-
-func (s *Splitter) emit(emit func(Line), cr bool) {
-	// An empty segment between "\r" and "\r" carries nothing.
-	if cr && len(s.buf) == 0 && s.cut == 0 {
-		return
-	}
-	emit(Line{Text: string(s.buf), Offset: s.start, CR: cr, Cut: s.cut})
-	s.buf = s.buf[:0]
-	s.cut = 0
+	clear(s.spans)
 }

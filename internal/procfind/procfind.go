@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"vigil/internal/procstat"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat times: 100 on every
@@ -93,7 +95,7 @@ func (p FS) WritersOf(path string) ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("procfind: %w", err)
 	}
-	pids, err := p.pids()
+	pids, err := p.PIDs()
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +154,8 @@ func (p FS) fdFlags(pid int, fd string) (int64, error) {
 	return 0, errors.New("no flags in fdinfo")
 }
 
-// pids lists the processes in the proc file system, in increasing order.
-func (p FS) pids() ([]int, error) {
+// PIDs lists the processes in the proc file system, in increasing order.
+func (p FS) PIDs() ([]int, error) {
 	entries, err := os.ReadDir(p.root())
 	if err != nil {
 		return nil, fmt.Errorf("procfind: %w", err)
@@ -199,30 +201,11 @@ func (p FS) stat(pid int) (Process, uint64, error) {
 // parseStat parses a /proc/PID/stat line and returns the process and its
 // start time in clock ticks since boot.
 func parseStat(s string) (Process, uint64, error) {
-	// comm is in parentheses and may itself hold spaces and ")": it
-	// ends at the last ")".
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open {
-		return Process{}, 0, errors.New("malformed stat")
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
+	st, err := procstat.ParseStat([]byte(s))
 	if err != nil {
-		return Process{}, 0, fmt.Errorf("malformed stat: %w", err)
+		return Process{}, 0, err
 	}
-	// Fields from 3 (state) on; starttime is field 22.
-	rest := strings.Fields(s[end+1:])
-	if len(rest) < 20 || len(rest[0]) != 1 {
-		return Process{}, 0, errors.New("malformed stat: too few fields")
-	}
-	ppid, err := strconv.Atoi(rest[1])
-	if err != nil {
-		return Process{}, 0, fmt.Errorf("malformed stat: ppid: %w", err)
-	}
-	ticks, err := strconv.ParseUint(rest[19], 10, 64)
-	if err != nil {
-		return Process{}, 0, fmt.Errorf("malformed stat: starttime: %w", err)
-	}
-	return Process{PID: pid, PPID: ppid, Comm: s[open+1 : end], State: rest[0][0]}, ticks, nil
+	return Process{PID: st.PID, PPID: st.PPID, Comm: st.Comm, State: st.State}, st.Start, nil
 }
 
 // BootTime returns when the system booted (btime in /proc/stat).
@@ -305,7 +288,7 @@ func (p FS) Descendants(pid int) ([]int, error) {
 
 // children maps each PID to its children's PIDs.
 func (p FS) children() (map[int][]int, error) {
-	pids, err := p.pids()
+	pids, err := p.PIDs()
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,25 @@ type stat struct {
 
 var errBadStat = errors.New("malformed stat line")
 
+// StatLine is what a /proc/PID/stat line says of a process's identity.
+type StatLine struct {
+	PID, PPID int
+	Comm      string
+	State     byte
+	// Start is the start time in clock ticks after boot.
+	Start uint64
+}
+
+// ParseStat parses a /proc/PID/stat line: the one parser of it, which
+// procfind uses too.
+func ParseStat(b []byte) (StatLine, error) {
+	st, err := parseStat(b, true)
+	if err != nil {
+		return StatLine{}, err
+	}
+	return StatLine{PID: st.pid, PPID: st.ppid, Comm: st.comm, State: st.state, Start: st.start}, nil
+}
+
 // parseStat parses a /proc/PID/stat (or task/TID/stat) line. The command
 // name may hold spaces and parentheses, so it runs from the first '(' to the
 // last ')'. The comm string is only allocated when withComm is set.

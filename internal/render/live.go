@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 )
 
 // Live redraws a small status block on a terminal: phase, progress bar with
@@ -46,22 +46,22 @@ func (l *Live) above(st Status, format string, a ...any) {
 }
 
 // Event prints lasting lines and redraws.
-func (l *Live) Event(e judge.Event, st Status) {
-	switch e.Name {
-	case "phase":
-		l.above(st, "phase %v", e.Data["phase"])
-	case "server":
-		l.above(st, "server %v", e.Data["server"])
-	case "warning":
-		l.above(st, "warning: %v", e.Data["message"])
-	case "failing":
-		l.above(st, "error: %v", e.Data["line"])
-	case "exit":
-		l.above(st, "server process %v", e.Data["status"])
-	case "quiet":
-		l.above(st, "quiet for %.0fs, still working: %v", e.Data["quiet_s"], e.Data["activity"])
-	case "eta":
-		l.above(st, "expected: %v done in ~%.0fs, ready in ~%.0fs", e.Data["phase"], e.Data["phase_left_s"], e.Data["total_left_s"])
+func (l *Live) Event(e observe.Event, st Status) {
+	switch d := e.Data.(type) {
+	case observe.PhaseChange:
+		l.above(st, "phase %v", d.Phase)
+	case observe.ServerSeen:
+		l.above(st, "server %v", d.Server)
+	case observe.Warning:
+		l.above(st, "warning: %v", d.Message)
+	case observe.Failing:
+		l.above(st, "error: %v", d.Line)
+	case observe.ExitSeen:
+		l.above(st, "server process %v", d.Status)
+	case observe.Quiet:
+		l.above(st, "quiet for %.0fs, still working: %v", d.QuietS, d.Activity)
+	case observe.ETA:
+		l.above(st, "expected: %v done in ~%.0fs, ready in ~%.0fs", d.Phase, d.PhaseLeftS, d.TotalLeftS)
 	default:
 		l.Tick(st)
 	}
@@ -92,7 +92,7 @@ func (l *Live) draw(st Status) {
 		server = "server"
 	}
 	lines := []string{fmt.Sprintf("%s %s  %s  %s  health %s", spinner[l.spin], server, st.Phase,
-		fmtElapsed(st.Now.Sub(l.info.Start)), healthText(map[string]any{"state": string(st.Health.State), "code": st.Health.Code}))}
+		fmtElapsed(st.Now.Sub(l.info.Start)), healthText(observe.HealthChange{State: st.Health.State, Code: st.Health.Code}))}
 	if p := st.Progress; p != nil {
 		const width = 20
 		fill := p.Done * width / max(p.Total, 1)
@@ -119,7 +119,7 @@ func (l *Live) draw(st Status) {
 }
 
 // End replaces the block with the summary.
-func (l *Live) End(r *judge.Result, _ Status) {
+func (l *Live) End(r *observe.Result, _ Status) {
 	l.clear()
 	Summary(l.W, r, l.info)
 }

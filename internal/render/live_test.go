@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"vigil/internal/classify"
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
 
@@ -18,12 +18,12 @@ func TestLiveRedrawsInPlace(t *testing.T) {
 	var out bytes.Buffer
 	l := &Live{W: &out, Width: 120}
 	l.Begin(Info{LogFile: "/tmp/s.log", URL: "http://127.0.0.1:1", Start: t0})
-	st := Status{Now: t0.Add(time.Second), Server: "sglang", Phase: v.Weights, Health: judge.Health{State: judge.HealthRefused},
+	st := Status{Now: t0.Add(time.Second), Server: "sglang", Phase: v.Weights, Health: observe.Health{State: observe.HealthRefused},
 		Progress: &classify.Progress{Desc: "Loading safetensors checkpoint shards", Done: 2, Total: 4, Percent: 50, Rate: 1.5, ETA: "00:01"},
 		LastLine: "[2026-11-29 10:00:01 TP0] Load weight begin."}
 	l.Tick(st)
 	st.Now = st.Now.Add(200 * time.Millisecond)
-	l.Event(judge.Event{Name: "phase", At: st.Now, Data: map[string]any{"phase": "kv_cache"}}, st)
+	l.Event(observe.Event{At: st.Now, Data: observe.PhaseChange{Phase: "kv_cache"}}, st)
 	s := out.String()
 	if !strings.Contains(s, "\x1b[3F\x1b[J") {
 		t.Errorf("no move-up-and-clear over the 3-line block:\n%q", s)
@@ -38,7 +38,7 @@ func TestLiveRedrawsInPlace(t *testing.T) {
 			t.Errorf("line wider than the terminal: %q", line)
 		}
 	}
-	l.End(&judge.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: "ok", At: st.Now}, st)
+	l.End(&observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: "ok", At: st.Now}, st)
 	if !strings.Contains(out.String(), "READY in phase ready") {
 		t.Error("no summary at the end")
 	}

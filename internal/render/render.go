@@ -4,6 +4,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +14,7 @@ import (
 	"time"
 
 	"vigil/internal/classify"
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
 
@@ -34,7 +35,7 @@ type Status struct {
 	Server   string
 	Phase    v.Phase
 	Progress *classify.Progress
-	Health   judge.Health
+	Health   observe.Health
 	LastLine string
 	Activity string
 	// HistoryID is the startup's id in the history, once recorded.
@@ -46,10 +47,10 @@ type Status struct {
 // Renderer shows a session.
 type Renderer interface {
 	Begin(info Info)
-	Event(e judge.Event, st Status)
+	Event(e observe.Event, st Status)
 	Tick(st Status)
 	Note(at time.Time, format string, a ...any)
-	End(r *judge.Result, st Status)
+	End(r *observe.Result, st Status)
 }
 
 // seconds since the session began, rounded to milliseconds.
@@ -58,7 +59,7 @@ func since(start, t time.Time) float64 {
 }
 
 // PhaseDurations turns phase spans into seconds per phase.
-func PhaseDurations(spans []judge.PhaseSpan, end time.Time) map[string]float64 {
+func PhaseDurations(spans []observe.PhaseSpan, end time.Time) map[string]float64 {
 	out := map[string]float64{}
 	for i, s := range spans {
 		if s.Phase == v.PhaseReady {
@@ -108,7 +109,22 @@ func (j *JSON) Begin(info Info) {
 }
 
 // Event writes one event.
-func (j *JSON) Event(e judge.Event, _ Status) { j.write(e.Name, e.At, e.Data) }
+func (j *JSON) Event(e observe.Event, _ Status) {
+	// The payload's fields sit beside "event" and "t"; a map keeps the
+	// keys sorted, as every other line of the stream.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	var fields map[string]json.RawMessage
+	if enc.Encode(e.Data) != nil || json.Unmarshal(b.Bytes(), &fields) != nil {
+		return
+	}
+	data := make(map[string]any, len(fields))
+	for k, v := range fields {
+		data[k] = v
+	}
+	j.write(string(e.Kind()), e.At, data)
+}
 
 // Tick does nothing: JSON carries events only.
 func (j *JSON) Tick(Status) {}
@@ -119,7 +135,7 @@ func (j *JSON) Note(at time.Time, format string, a ...any) {
 }
 
 // End writes the verdict, always the last line.
-func (j *JSON) End(r *judge.Result, st Status) {
+func (j *JSON) End(r *observe.Result, st Status) {
 	var cause any
 	if r.Cause != "" {
 		cause = string(r.Cause)
@@ -188,44 +204,42 @@ func (p *Plain) Begin(info Info) {
 }
 
 // Event prints the events a person wants to read.
-func (p *Plain) Event(e judge.Event, _ Status) {
-	switch e.Name {
-	case "server":
-		p.printf(e.At, "server: %v", e.Data["server"])
-	case "phase":
-		p.printf(e.At, "phase %v", e.Data["phase"])
+func (p *Plain) Event(e observe.Event, _ Status) {
+	switch d := e.Data.(type) {
+	case observe.ServerSeen:
+		p.printf(e.At, "server: %v", d.Server)
+	case observe.PhaseChange:
+		p.printf(e.At, "phase %v", d.Phase)
 		p.lastPct = -1
-	case "progress":
-		pct, _ := e.Data["percent"].(int)
-		desc, _ := e.Data["desc"].(string)
+	case observe.Progress:
 		// One line per 10% step of each bar, and its end.
-		step := pct / 10
-		if desc != p.lastDesc {
-			p.lastDesc, p.lastPct = desc, -1
+		step := d.Percent / 10
+		if d.Desc != p.lastDesc {
+			p.lastDesc, p.lastPct = d.Desc, -1
 		}
 		if step > p.lastPct {
 			p.lastPct = step
-			p.printf(e.At, "  %s %v/%v (%d%%)", desc, e.Data["done"], e.Data["total"], pct)
+			p.printf(e.At, "  %s %v/%v (%d%%)", d.Desc, d.Done, d.Total, d.Percent)
 		}
-	case "health":
-		p.printf(e.At, "health: %s", healthText(e.Data))
-	case "warning":
-		p.printf(e.At, "warning: %v", e.Data["message"])
-	case "quiet":
-		p.printf(e.At, "quiet for %.0fs, still working: %v", e.Data["quiet_s"], e.Data["activity"])
-	case "failing":
-		p.printf(e.At, "error: %v", e.Data["line"])
-	case "exit":
-		p.printf(e.At, "server process %v", e.Data["status"])
-	case "smoke":
-		p.printf(e.At, "smoke: ok=%v %v", e.Data["ok"], e.Data["reason"])
-	case "ready_line":
-		p.printf(e.At, "ready line: %v", e.Data["line"])
-	case "eta":
-		p.printf(e.At, "  expected: %v done in ~%.0fs, ready in ~%.0fs (from %v earlier starts)", e.Data["phase"], e.Data["phase_left_s"], e.Data["total_left_s"], e.Data["samples"])
-	case "config":
-		if imp, ok := e.Data["important"].(map[string]string); ok && len(imp) > 0 {
-			p.printf(e.At, "config: %s", joinSorted(imp))
+	case observe.HealthChange:
+		p.printf(e.At, "health: %s", healthText(d))
+	case observe.Warning:
+		p.printf(e.At, "warning: %v", d.Message)
+	case observe.Quiet:
+		p.printf(e.At, "quiet for %.0fs, still working: %v", d.QuietS, d.Activity)
+	case observe.Failing:
+		p.printf(e.At, "error: %v", d.Line)
+	case observe.ExitSeen:
+		p.printf(e.At, "server process %v", d.Status)
+	case observe.Smoke:
+		p.printf(e.At, "smoke: ok=%v %v", d.OK, d.Reason)
+	case observe.ReadyLine:
+		p.printf(e.At, "ready line: %v", d.Line)
+	case observe.ETA:
+		p.printf(e.At, "  expected: %v done in ~%.0fs, ready in ~%.0fs (from %v earlier starts)", d.Phase, d.PhaseLeftS, d.TotalLeftS, d.Samples)
+	case observe.ConfigSeen:
+		if len(d.Important) > 0 {
+			p.printf(e.At, "config: %s", joinSorted(d.Important))
 		}
 	}
 }
@@ -237,23 +251,22 @@ func (p *Plain) Tick(Status) {}
 func (p *Plain) Note(at time.Time, format string, a ...any) { p.printf(at, format, a...) }
 
 // End prints the summary.
-func (p *Plain) End(r *judge.Result, _ Status) { Summary(p.W, r, p.info) }
+func (p *Plain) End(r *observe.Result, _ Status) { Summary(p.W, r, p.info) }
 
-func healthText(d map[string]any) string {
-	state, _ := d["state"].(string)
-	code, _ := d["code"].(int)
-	switch state {
-	case string(judge.HealthRefused):
+func healthText(d observe.HealthChange) string {
+	code := d.Code
+	switch d.State {
+	case observe.HealthRefused:
 		return "refused (nothing listens yet)"
-	case string(judge.HealthStarting):
+	case observe.HealthStarting:
 		return "starting (503)"
-	case string(judge.HealthOK):
+	case observe.HealthOK:
 		return "ok (200)"
-	case string(judge.HealthNone):
+	case observe.HealthNone:
 		return fmt.Sprintf("no health endpoint (%d)", code)
-	case string(judge.HealthError):
+	case observe.HealthError:
 		return "no answer"
-	case string(judge.HealthForeign):
+	case observe.HealthForeign:
 		return fmt.Sprintf("%d from another process on the port", code)
 	}
 	return fmt.Sprintf("HTTP %d", code)
@@ -261,7 +274,7 @@ func healthText(d map[string]any) string {
 
 // Summary writes the verdict for a person: verdict, cause, evidence, hint,
 // phase timings and where the log is.
-func Summary(w io.Writer, r *judge.Result, info Info) {
+func Summary(w io.Writer, r *observe.Result, info Info) {
 	head := strings.ToUpper(string(r.Verdict))
 	if r.Cause != "" {
 		head += " (" + string(r.Cause) + ")"

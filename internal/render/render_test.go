@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"vigil/internal/judge"
+	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
 
@@ -16,9 +16,9 @@ func TestJSONVerdictIsTheLastLineWithTheContractFields(t *testing.T) {
 	var out bytes.Buffer
 	r := &JSON{W: &out}
 	r.Begin(Info{Mode: "run", PID: 42, LogFile: "/tmp/s.log", URL: "http://127.0.0.1:1", Start: t0})
-	r.Event(judge.Event{Name: "phase", At: t0.Add(time.Second), Data: map[string]any{"phase": "weights"}}, Status{})
-	r.End(&judge.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: "ok", At: t0.Add(2 * time.Second),
-		Phases: []judge.PhaseSpan{{Phase: v.Launch, Start: t0}, {Phase: v.Weights, Start: t0.Add(time.Second)}, {Phase: v.PhaseReady, Start: t0.Add(2 * time.Second)}}}, Status{})
+	r.Event(observe.Event{At: t0.Add(time.Second), Data: observe.PhaseChange{Phase: "weights"}}, Status{})
+	r.End(&observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: "ok", At: t0.Add(2 * time.Second),
+		Phases: []observe.PhaseSpan{{Phase: v.Launch, Start: t0}, {Phase: v.Weights, Start: t0.Add(time.Second)}, {Phase: v.PhaseReady, Start: t0.Add(2 * time.Second)}}}, Status{})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("got %d lines, want 3:\n%s", len(lines), out.String())
@@ -46,9 +46,9 @@ func TestPlainPrintsOneLinePerStepAndNeverRedraws(t *testing.T) {
 	p := &Plain{W: &out}
 	p.Begin(Info{Mode: "run", PID: 1, LogFile: "/tmp/s.log", Start: t0})
 	for i := 0; i <= 100; i++ {
-		p.Event(judge.Event{Name: "progress", At: t0, Data: map[string]any{"desc": "shards", "done": i, "total": 100, "percent": i}}, Status{})
+		p.Event(observe.Event{At: t0, Data: observe.Progress{Desc: "shards", Done: i, Total: 100, Percent: i}}, Status{})
 	}
-	p.End(&judge.Result{Verdict: v.Failed, Cause: v.GPUOOM, Phase: v.KVCache, Summary: "no memory", Hint: "lower it",
+	p.End(&observe.Result{Verdict: v.Failed, Cause: v.GPUOOM, Phase: v.KVCache, Summary: "no memory", Hint: "lower it",
 		Evidence: []string{"RuntimeError: Not enough memory."}, At: t0}, Status{})
 	s := out.String()
 	if strings.Contains(s, "\r") || strings.Contains(s, "\x1b[") {

@@ -194,7 +194,7 @@ func (c *checker) event(i int, e *Event, v any, ev map[string]any) {
 			}
 		}
 		if e.Progress.Fmt != "" {
-			if _, err := progressLine(e.Progress, 0, 0); err != nil {
+			if _, err := ProgressLine(e.Progress, 0, 0); err != nil {
 				c.addf("event %d: progress fmt: %v", i, err)
 			}
 		}

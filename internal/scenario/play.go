@@ -201,7 +201,7 @@ func (p *player) progress(ctx context.Context, pr *Progress) error {
 		if err := sleepUntil(ctx, target); err != nil {
 			return err
 		}
-		line, err := progressLine(pr, i, time.Since(t0).Seconds())
+		line, err := ProgressLine(pr, i, time.Since(t0).Seconds())
 		if err != nil { // checked by Parse; a hand-built scenario prints fmt as is
 			line = pr.Fmt
 		}

@@ -27,9 +27,9 @@ type pyArg struct {
 	s    string
 }
 
-// progressLine formats the bar's line for step i after el seconds, exactly
+// ProgressLine formats the bar's line for step i after el seconds, exactly
 // as player.py computes it.
-func progressLine(p *Progress, i int, el float64) (string, error) {
+func ProgressLine(p *Progress, i int, el float64) (string, error) {
 	rate := 0.0
 	if el > 0 {
 		rate = float64(i) / el

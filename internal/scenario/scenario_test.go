@@ -292,9 +292,9 @@ func TestProgressLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := progressLine(p, tt.i, tt.el)
+			got, err := ProgressLine(p, tt.i, tt.el)
 			if err != nil || got != tt.want {
-				t.Errorf("progressLine(%d, %v) = %q, %v; want %q", tt.i, tt.el, got, err, tt.want)
+				t.Errorf("ProgressLine(%d, %v) = %q, %v; want %q", tt.i, tt.el, got, err, tt.want)
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package srvconfig
 import (
 	"regexp"
 	"strings"
+
+	"vigil/internal/ansi"
 )
 
 // Parse reads one log message and returns the configuration pairs it
@@ -78,15 +80,11 @@ func kindIn(kind string, kinds []string) bool {
 	return false
 }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
-
 func cleanLine(s string) string {
 	if len(s) > maxInput {
 		s = s[:maxInput]
 	}
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansiRE.ReplaceAllString(s, "")
-	}
+	s = ansi.Strip(s)
 	return strings.TrimRight(s, "\r\n")
 }
 

@@ -7,11 +7,8 @@ package scenlog
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"vigil/internal/scenario"
@@ -74,141 +71,14 @@ func writeProgress(bw *bufio.Writer, p *scenario.Progress, t0 time.Time) time.Ti
 	return t0.Add(secs(p.Dur))
 }
 
-// ProgressLine formats the bar's line for step i after el seconds. It knows
-// the fields of the format (pct, i, n, el, eta, rate) and the format specs
-// scenarios use (width, zero padding, alignment, precision, d/f/s); a field
-// it cannot format is left as written.
+// ProgressLine formats the bar's line for step i after el seconds, as the
+// player does; a format the player would refuse is written as it stands.
 func ProgressLine(p *scenario.Progress, i int, el float64) string {
-	rate := 0.0
-	if el > 0 {
-		rate = float64(i) / el
+	line, err := scenario.ProgressLine(p, i, el)
+	if err != nil {
+		return p.Fmt
 	}
-	eta := 0.0
-	if rate > 0 {
-		eta = float64(p.N-i) / rate
-	}
-	n := max(p.N, 1)
-	vals := map[string]any{
-		"pct":  int(100 * float64(i) / float64(n)),
-		"i":    i,
-		"n":    p.N,
-		"rate": rate,
-		"el":   mmss(el),
-		"eta":  mmss(eta),
-	}
-	var b strings.Builder
-	s := p.Fmt
-	for {
-		open := strings.IndexByte(s, '{')
-		if open < 0 {
-			b.WriteString(s)
-			break
-		}
-		// "{{" is a literal brace in Python's format strings.
-		if strings.HasPrefix(s[open:], "{{") {
-			b.WriteString(s[:open+1])
-			s = s[open+2:]
-			continue
-		}
-		end := strings.IndexByte(s[open:], '}')
-		if end < 0 {
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s[:open])
-		field := s[open+1 : open+end]
-		name, spec, _ := strings.Cut(field, ":")
-		if v, ok := vals[name]; ok {
-			b.WriteString(format(v, spec))
-		} else {
-			b.WriteString(s[open : open+end+1])
-		}
-		s = s[open+end+1:]
-	}
-	return strings.ReplaceAll(b.String(), "}}", "}")
-}
-
-// format applies a small part of Python's format mini-language:
-// [[fill]align][0][width][.precision][type].
-func format(v any, spec string) string {
-	fill, align := byte(' '), byte(0)
-	if len(spec) >= 2 && strings.IndexByte("<>^", spec[1]) >= 0 {
-		fill, align, spec = spec[0], spec[1], spec[2:]
-	} else if len(spec) >= 1 && strings.IndexByte("<>^", spec[0]) >= 0 {
-		align, spec = spec[0], spec[1:]
-	}
-	if strings.HasPrefix(spec, "0") {
-		fill, align = '0', '='
-		spec = spec[1:]
-	}
-	typ := byte(0)
-	if spec != "" && strings.IndexByte("dfs", spec[len(spec)-1]) >= 0 {
-		typ, spec = spec[len(spec)-1], spec[:len(spec)-1]
-	}
-	widthStr, precStr, hasPrec := strings.Cut(spec, ".")
-	width, _ := strconv.Atoi(widthStr)
-	prec, _ := strconv.Atoi(precStr)
-	width, prec = min(width, 1000), min(prec, 100)
-	var body string
-	numeric := true
-	switch x := v.(type) {
-	case int:
-		if typ == 'f' {
-			if !hasPrec {
-				prec = 6
-			}
-			body = strconv.FormatFloat(float64(x), 'f', prec, 64)
-		} else {
-			body = strconv.Itoa(x)
-		}
-	case float64:
-		if !hasPrec {
-			prec = 6
-		}
-		if typ == 'd' {
-			body = strconv.Itoa(int(x))
-		} else {
-			body = strconv.FormatFloat(x, 'f', prec, 64)
-		}
-	default:
-		body = fmt.Sprint(x)
-		numeric = false
-		if hasPrec && prec < len(body) {
-			body = body[:prec]
-		}
-	}
-	if align == 0 {
-		align = '<'
-		if numeric {
-			align = '>'
-		}
-	}
-	padN := width - len(body)
-	if padN <= 0 {
-		return body
-	}
-	pad := strings.Repeat(string(fill), padN)
-	switch align {
-	case '<':
-		return body + pad
-	case '^':
-		return pad[:padN/2] + body + pad[padN/2:]
-	case '=':
-		if strings.HasPrefix(body, "-") {
-			return "-" + pad + body[1:]
-		}
-	}
-	return pad + body
-}
-
-// mmss is Python's "%02d:%02d" % divmod(int(sec), 60).
-func mmss(sec float64) string {
-	s := int64(math.Max(-1e9, math.Min(1e9, sec)))
-	m, r := s/60, s%60
-	if r < 0 {
-		m, r = m-1, r+60
-	}
-	return fmt.Sprintf("%02d:%02d", m, r)
+	return line
 }
 
 func secs(s float64) time.Duration {

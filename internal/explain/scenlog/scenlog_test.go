@@ -10,16 +10,20 @@ import (
 )
 
 func TestProgressLine(t *testing.T) {
-	p := &scenario.Progress{Fmt: "Loading: {pct:3d}% Completed | {i}/{n} [{el}<{eta}, {rate:.2f}it/s] {{x}} {nope}", N: 4, To: 4, Dur: 2}
+	p := &scenario.Progress{Fmt: "Loading: {pct:3d}% Completed | {i}/{n} [{el}<{eta}, {rate:.2f}it/s] {{x}}", N: 4, To: 4, Dur: 2}
 	tests := []struct {
 		name string
 		i    int
 		el   float64
 		want string
 	}{
-		{"start", 0, 0, "Loading:   0% Completed | 0/4 [00:00<00:00, 0.00it/s] {x} {nope}"},
-		{"half", 2, 1, "Loading:  50% Completed | 2/4 [00:01<00:01, 2.00it/s] {x} {nope}"},
-		{"done", 4, 2, "Loading: 100% Completed | 4/4 [00:02<00:00, 2.00it/s] {x} {nope}"},
+		{"start", 0, 0, "Loading:   0% Completed | 0/4 [00:00<00:00, 0.00it/s] {x}"},
+		{"half", 2, 1, "Loading:  50% Completed | 2/4 [00:01<00:01, 2.00it/s] {x}"},
+		{"done", 4, 2, "Loading: 100% Completed | 4/4 [00:02<00:00, 2.00it/s] {x}"},
+	}
+	bad := &scenario.Progress{Fmt: "b {nope}", N: 1, To: 1}
+	if got := ProgressLine(bad, 1, 1); got != bad.Fmt {
+		t.Errorf("an unknown field: got %q, want the format as it stands", got)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,10 +1,8 @@
-package runstart
+package classify
 
 import (
 	"strings"
 	"testing"
-
-	"vigil/internal/classify"
 )
 
 var bannerCases = []struct {
@@ -41,9 +39,9 @@ var bannerCases = []struct {
 func TestIsBanner(t *testing.T) {
 	for _, tt := range bannerCases {
 		t.Run(tt.name, func(t *testing.T) {
-			msg := classify.Parse(tt.line).Msg
-			if got := IsBanner(msg); got != tt.banner {
-				t.Errorf("IsBanner(%q) = %v, want %v", msg, got, tt.banner)
+			msg := ParseFast(tt.line).Msg
+			if got := BannerServer(msg) != ""; got != tt.banner {
+				t.Errorf("BannerServer(%q) = %v, want %v", msg, got, tt.banner)
 			}
 			if tt.banner && !MayBeBanner(tt.line) {
 				t.Errorf("MayBeBanner(%q) = false for a banner", tt.line)
@@ -92,7 +90,7 @@ func FuzzMayBeBanner(f *testing.F) {
 	}
 	f.Add(strings.Repeat("x", 40) + "main: build")
 	f.Fuzz(func(t *testing.T, line string) {
-		if IsBanner(classify.Parse(line).Msg) && !MayBeBanner(line) {
+		if BannerServer(ParseFast(line).Msg) != "" && !MayBeBanner(line) {
 			t.Errorf("MayBeBanner(%q) = false for a banner", line)
 		}
 	})

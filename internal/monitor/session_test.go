@@ -1,4 +1,4 @@
-package session
+package monitor
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"vigil/internal/judge"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
 
@@ -19,16 +20,16 @@ func TestStallOnTheFakeClock(t *testing.T) {
 		start := time.Now()
 		j := judge.New(judge.Config{Server: "sglang", StallAfter: 5 * time.Minute, Timeout: time.Hour}, start)
 		lines := make(chan logline.Line, 16)
-		activity := make(chan judge.Activity, 16)
+		activity := make(chan observe.Activity, 16)
 		var events []string
 		s := &Session{Judge: j, Now: time.Now, Lines: lines, Activity: activity,
-			Sink: func(e judge.Event) { events = append(events, e.Name) }}
+			Sink: func(e observe.Event) { events = append(events, string(e.Kind())) }}
 		go func() {
 			lines <- logline.Line{Text: "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"}
 			// Busy for ten minutes without a line: still progressing.
 			for range 20 {
 				time.Sleep(30 * time.Second)
-				activity <- judge.Activity{Busy: true, Detail: "cpu 2.0 cores"}
+				activity <- observe.Activity{Busy: true, Detail: "cpu 2.0 cores"}
 			}
 			// Then nothing at all.
 		}()
@@ -52,9 +53,9 @@ func TestExitWaitsForTheLinesBeforeIt(t *testing.T) {
 		start := time.Now()
 		j := judge.New(judge.Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}, start)
 		lines := make(chan logline.Line, 16)
-		exit := make(chan judge.Exit, 1)
+		exit := make(chan observe.Exit, 1)
 		lines <- logline.Line{Text: "ImportError: /x/_C.abi3.so: undefined symbol: _ZN5torch"}
-		exit <- judge.Exit{Code: 1}
+		exit <- observe.Exit{Code: 1}
 		s := &Session{Judge: j, Now: time.Now, Lines: lines, Exit: exit}
 		r, err := s.Run(context.Background())
 		if err != nil {

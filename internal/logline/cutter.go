@@ -1,29 +1,26 @@
-package explain
+package logline
 
-import (
-	"strings"
+import "strings"
 
-	"vigil/internal/logline"
-)
-
-// span is one line of the input, exactly as logline.Splitter reports it
-// (FuzzSplitter compares the two), plus its line number. Its text points
-// into the chunk it was read in, so splitting copies nothing.
-type span struct {
-	text string
-	off  int64
-	// no is the line's number: one more than the newlines before it. The
+// Span is one line of the input, as a Line says it (FuzzCutter compares
+// the two with the simple reference splitter), plus its line number. Its
+// Text points into the chunk it was read in, so cutting copies nothing.
+type Span struct {
+	Text string
+	Off  int64
+	// No is the line's number: one more than the newlines before it. The
 	// segments of a progress bar redrawn with "\r" share their number.
-	no  int64
-	cut int64
-	cr  bool
+	No  int64
+	Cut int64
+	CR  bool
 }
 
-// splitter cuts a stream into spans across the chunks it is read in,
-// with logline.Splitter's rules: "\n", "\r\n" and a bare "\r" end a line,
-// an empty segment between two "\r" is dropped, and at most
-// logline.MaxLen bytes of a line are kept (the rest is counted in cut).
-type splitter struct {
+// Cutter cuts a stream into spans across the chunks it is read in: "\n",
+// "\r\n" and a bare "\r" end a line, an empty segment between two "\r" is
+// dropped, and at most MaxLen bytes of a line are kept (the rest is
+// counted in Cut). It is the one line splitter: Splitter wraps it for
+// streams whose lines must outlive their chunk.
+type Cutter struct {
 	off     int64 // offset of the next byte
 	start   int64 // offset of the line being assembled
 	no      int64 // number of the line being assembled
@@ -32,11 +29,12 @@ type splitter struct {
 	pending bool // a "\r" ended the last line; swallow a following "\n"
 }
 
-func newSplitter() *splitter { return &splitter{no: 1} }
+// NewCutter starts cutting at offset 0, line 1.
+func NewCutter() *Cutter { return &Cutter{no: 1} }
 
-// split appends the lines data completes to out. data must not change
+// Split appends the lines data completes to out. data must not change
 // afterwards: the spans point into it.
-func (s *splitter) split(data string, out []span) []span {
+func (s *Cutter) Split(data string, out []Span) []Span {
 	nl := -1 // position of the next "\n" at or after i, once known
 	cr := -1 // position of the next "\r" at or after i, once known
 	for i := 0; i < len(data); {
@@ -89,8 +87,8 @@ func (s *splitter) split(data string, out []span) []span {
 	return out
 }
 
-// flush emits the unterminated tail at the end of the stream.
-func (s *splitter) flush(out []span) []span {
+// Flush emits the unterminated tail at the end of the stream.
+func (s *Cutter) Flush(out []Span) []Span {
 	if len(s.carry) > 0 || s.cut > 0 {
 		out = s.emit(out, "", false)
 		s.start = s.off
@@ -100,8 +98,8 @@ func (s *splitter) flush(out []span) []span {
 }
 
 // hold keeps the start of a line that continues in the next chunk.
-func (s *splitter) hold(b string) {
-	room := logline.MaxLen - len(s.carry)
+func (s *Cutter) hold(b string) {
+	room := MaxLen - len(s.carry)
 	if room >= len(b) {
 		s.carry = append(s.carry, b...)
 		return
@@ -112,19 +110,19 @@ func (s *splitter) hold(b string) {
 	s.cut += int64(len(b) - max(room, 0))
 }
 
-func (s *splitter) emit(out []span, seg string, cr bool) []span {
+func (s *Cutter) emit(out []Span, seg string, cr bool) []Span {
 	text, cut := seg, s.cut
 	if len(s.carry) > 0 {
 		s.hold(seg)
 		text, cut = string(s.carry), s.cut
 		s.carry = s.carry[:0]
-	} else if len(seg) > logline.MaxLen {
-		text, cut = seg[:logline.MaxLen], cut+int64(len(seg)-logline.MaxLen)
+	} else if len(seg) > MaxLen {
+		text, cut = seg[:MaxLen], cut+int64(len(seg)-MaxLen)
 	}
 	s.cut = 0
 	// An empty segment between "\r" and "\r" carries nothing.
 	if cr && text == "" && cut == 0 {
 		return out
 	}
-	return append(out, span{text: text, off: s.start, no: s.no, cut: cut, cr: cr})
+	return append(out, Span{Text: text, Off: s.start, No: s.no, Cut: cut, CR: cr})
 }

@@ -1,73 +1,78 @@
-package runstart
+package classify
 
 import "strings"
 
-// IsBanner reports whether msg (a line's message, after the prefixes
-// classify.Parse removes) is a start banner: a line a server prints once,
-// at the start of a run. Consecutive banner lines form one block.
-func IsBanner(msg string) bool {
-	return isBanner(msg)
-}
-
-// IsPreBanner reports whether line (the whole line) is one that a new
-// process prints just before its banner (vLLM's platform detection), so
-// that a run's start includes it.
-func IsPreBanner(line string) bool {
-	if !strings.Contains(line, "Automatically detected platform") && !strings.Contains(line, "__init__.py") && !strings.Contains(line, "[utils.py:") {
-		return false
-	}
-	return preBanner.MatchString(line)
-}
-
-// bannerLits holds, for every alternative of every banner pattern in
-// banners, a literal that the alternative needs; "#" stands for a digit.
-// The TensorRT-LLM patterns are case-insensitive: bannerFoldLits are
-// matched ignoring ASCII case (a line with a non-ASCII byte, where "s" or
-// "k" could be spelled with a rune that folds to them, always goes to the
-// patterns); each entry lists literals that must all occur, the first one
-// going into the window filter. "Args {" is too short for
-// the window filter and is found by its brace. Keep these in step with
-// banners.
+// The banner filter is built from the start banners of the profiles
+// (BannerClauses): each clause is the literals one alternative of
+// a banner pattern needs. A clause whose longest literal is short is
+// checked on every line as it stands; the others go through a sampled
+// window filter keyed by their longest literal.
 var (
-	bannerLits = []string{
-		"server_args=ServerArgs(", "still supported", // SGLang
-		"server version", "args: Namespace(", "█  version ", // vLLM
-		"ggml_cuda_init:", "ggml_vulkan: Found ", "load_backend:", "build: #", "main: build", "common_download_file", // llama.cpp
-	}
-	// (Not "tensorrt-llm version" whole: every TensorRT-LLM line says
-	// "TRT-LLM", which would make the filter pass them all.)
-	bannerFoldLits  = [][]string{{"-llm version"}, {"starting", "[trt-llm]"}} // TensorRT-LLM
-	bannerShortLits = []anchored{{lit: "Args {", at: 5}}                      // TGI
+	bannerAlways     bool // some banner needs no literal: every line may be one
+	shortClauses     []Clause
+	longClauses      []Clause
+	bannerGrams      *gramFilter
+	shortClauseBelow = 8
 )
 
-// bannerGrams is a sampled window filter over the banner literals.
-var bannerGrams = newGramFilter(func() []string {
-	lits := append([]string(nil), bannerLits...)
-	for _, all := range bannerFoldLits {
-		lits = append(lits, all[0])
+func init() {
+	clauses, ok := BannerClauses()
+	if !ok {
+		bannerAlways = true
+		return
 	}
-	return lits
-}())
+	var keys []string
+	for _, c := range clauses {
+		k := longest(c)
+		if len(k) < shortClauseBelow {
+			shortClauses = append(shortClauses, c)
+			continue
+		}
+		longClauses = append(longClauses, c)
+		keys = append(keys, k)
+	}
+	bannerGrams = newGramFilter(keys)
+}
+
+func longest(c Clause) string {
+	k := ""
+	for _, l := range append(append([]string(nil), c.Exact...), c.Folded...) {
+		if len(l) > len(k) {
+			k = l
+		}
+	}
+	return k
+}
+
+func holds(line string, c Clause) bool {
+	for _, l := range c.Exact {
+		if !strings.Contains(line, l) {
+			return false
+		}
+	}
+	return containsAllFold(line, c.Folded)
+}
 
 // MayBeBanner is a cheap test that every banner line passes: when it is
 // false for a line, no message taken from that line is a banner. It runs
 // on every line of a log, so it looks at a window every few bytes.
 func MayBeBanner(line string) bool {
-	for _, a := range bannerShortLits {
-		if a.in(line) {
+	if bannerAlways {
+		return true
+	}
+	for _, c := range shortClauses {
+		if holds(line, c) {
 			return true
 		}
 	}
 	if !bannerGrams.mayContain(line) {
 		return false
 	}
-	for _, l := range bannerLits {
-		if containsDigits(line, l) {
-			return true
-		}
+	if special(line) {
+		return true // escapes may sit inside a literal until stripped
 	}
-	for _, all := range bannerFoldLits {
-		if containsAllFold(line, all) {
+	for _, c := range longClauses {
+		if holds(line, c) {
 			return true
 		}
 	}
@@ -77,65 +82,6 @@ func MayBeBanner(line string) bool {
 func containsAllFold(s string, lits []string) bool {
 	for _, l := range lits {
 		if !containsFold(s, l) {
-			return false
-		}
-	}
-	return true
-}
-
-// anchored is a literal found through one of its bytes (a rare one), with
-// strings.IndexByte's speed.
-type anchored struct {
-	lit string
-	at  int
-}
-
-func (a anchored) in(s string) bool {
-	b := a.lit[a.at]
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], b)
-		if j < 0 {
-			return false
-		}
-		p := i + j - a.at
-		if p >= 0 && p+len(a.lit) <= len(s) && s[p:p+len(a.lit)] == a.lit {
-			return true
-		}
-		i += j + 1
-	}
-	return false
-}
-
-// containsDigits reports whether s contains lit, where "#" in lit stands
-// for any digit.
-func containsDigits(s, lit string) bool {
-	head, _, hasDigit := strings.Cut(lit, "#")
-	if !hasDigit {
-		return strings.Contains(s, lit)
-	}
-	for i := 0; ; {
-		j := strings.Index(s[i:], head)
-		if j < 0 {
-			return false
-		}
-		p := i + j
-		if matchDigits(s[p:], lit) {
-			return true
-		}
-		i = p + 1
-	}
-}
-
-func matchDigits(s, lit string) bool {
-	if len(s) < len(lit) {
-		return false
-	}
-	for k := 0; k < len(lit); k++ {
-		if lit[k] == '#' {
-			if s[k] < '0' || s[k] > '9' {
-				return false
-			}
-		} else if s[k] != lit[k] {
 			return false
 		}
 	}
@@ -167,7 +113,7 @@ func newGramFilter(lits []string) *gramFilter {
 		g.step = min(g.step, len(l)-gramLen+1)
 	}
 	if g.step < 1 {
-		panic("runstart: banner literals must be at least 6 bytes")
+		panic("classify: banner literals must be at least 6 bytes")
 	}
 	for _, l := range lits {
 		// The windows' rarest-looking run: best worst window, then best

@@ -1,4 +1,9 @@
-package explain
+// Package stamp reads the timestamps server log lines start with, in the
+// four layouts that classify.ParseFast recognises (SGLang, vLLM, ISO/TGI,
+// TensorRT-LLM). It is the one timestamp parser: the offline judge reads
+// every line's stamp through a Reader, the run splitter the stamps
+// classify has taken apart through Parse.
+package stamp
 
 import (
 	"strings"
@@ -7,35 +12,39 @@ import (
 	"vigil/internal/classify"
 )
 
-// stamper reads the timestamp a line starts with, in the four layouts that
-// classify.Parse recognises (SGLang, vLLM, ISO/TGI, TensorRT-LLM), without
-// regular expressions: it runs on every line, so it only looks at the
-// first bytes. Consecutive lines mostly carry the same stamp, so the last
-// stamp's time is kept and a repeat costs one string comparison.
-type stamper struct {
+// Reader reads the timestamp a line starts with, without regular
+// expressions: it runs on every line, so it only looks at the first bytes.
+// Consecutive lines mostly carry the same stamp, so the last stamp's time
+// is kept and a repeat costs one string comparison.
+type Reader struct {
 	loc *time.Location
 	now time.Time
 	// last stamp text and kind, and its time in Unix nanoseconds
 	text string
-	kind byte
+	kind Kind
 	t    int64
 }
 
-func newStamper(loc *time.Location, now time.Time) *stamper {
-	return &stamper{loc: loc, now: now}
+// NewReader reads local stamps in loc (nil: time.Local) and places vLLM's
+// year-less stamps in the year that puts them closest before now.
+func NewReader(loc *time.Location, now time.Time) *Reader {
+	if loc == nil {
+		loc = time.Local
+	}
+	return &Reader{loc: loc, now: now}
 }
 
-// of returns the line's time in Unix nanoseconds, or 0 when it carries no
+// Of returns the line's time in Unix nanoseconds, or 0 when it carries no
 // stamp.
-func (s *stamper) of(line string) int64 {
-	text, kind := stampText(line)
+func (s *Reader) Of(line string) int64 {
+	text, kind := Text(line)
 	if kind == 0 {
 		return 0
 	}
 	if kind == s.kind && text == s.text {
 		return s.t
 	}
-	t, ok := s.parse(text, kind)
+	t, ok := Parse(text, kind, s.loc, s.now)
 	if !ok {
 		return 0
 	}
@@ -43,29 +52,40 @@ func (s *stamper) of(line string) int64 {
 	return t
 }
 
+// Kind is a stamp's layout.
+type Kind byte
+
 // Stamp kinds.
 const (
-	kindSGLang = 's' // [2026-05-24 00:52:39(.123)
-	kindVLLM   = 'v' // INFO 05-24 00:52:39
-	kindISO    = 'i' // 2026-05-24T00:52:39.123456Z
-	kindTRT    = 't' // [05/24/2026-00:52:39]
+	SGLang Kind = 's' // [2026-05-24 00:52:39(.123)
+	VLLM   Kind = 'v' // INFO 05-24 00:52:39
+	ISO    Kind = 'i' // 2026-05-24T00:52:39.123456Z
+	TRT    Kind = 't' // [05/24/2026-00:52:39]
 )
 
-// stampText finds the stamp text at the start of a line (after vLLM's
-// process tag), or kind 0.
-func stampText(line string) (string, byte) {
+// KindOf maps classify's StampKind names to kinds (0: none).
+func KindOf(name string) Kind {
+	switch name {
+	case "sglang":
+		return SGLang
+	case "vllm":
+		return VLLM
+	case "iso":
+		return ISO
+	case "trtllm":
+		return TRT
+	}
+	return 0
+}
+
+// Text finds the stamp text at the start of a line (after vLLM's process
+// tag), or kind 0.
+func Text(line string) (string, Kind) {
 	if line != "" && line[0] == 0x1b {
 		// Coloured lines (TGI) go the slow, exact way.
 		p := classify.ParseFast(line)
-		switch p.StampKind {
-		case "sglang":
-			return p.Stamp, kindSGLang
-		case "vllm":
-			return p.Stamp, kindVLLM
-		case "iso":
-			return p.Stamp, kindISO
-		case "trtllm":
-			return p.Stamp, kindTRT
+		if k := KindOf(p.StampKind); k != 0 {
+			return p.Stamp, k
 		}
 		return "", 0
 	}
@@ -82,10 +102,10 @@ func stampText(line string) (string, byte) {
 					n += 1 + d
 				}
 			}
-			return line[1:n], kindSGLang
+			return line[1:n], SGLang
 		}
 		if shape(line[1:], "99/99/9999-99:99:99]") {
-			return line[1:20], kindTRT
+			return line[1:20], TRT
 		}
 	case c >= '0' && c <= '9':
 		if shape(line, "9999-99-99T99:99:99") {
@@ -94,7 +114,7 @@ func stampText(line string) (string, byte) {
 				n += 1 + countDigits(line[n+1:])
 			}
 			if n < len(line) && line[n] == 'Z' {
-				return line[:n+1], kindISO
+				return line[:n+1], ISO
 			}
 		}
 	case c == '(':
@@ -106,7 +126,7 @@ func stampText(line string) (string, byte) {
 	for _, l := range [...]string{"INFO ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL "} {
 		if strings.HasPrefix(line, l) {
 			if shape(line[len(l):], "99-99 99:99:99") {
-				return line[len(l) : len(l)+14], kindVLLM
+				return line[len(l) : len(l)+14], VLLM
 			}
 			break
 		}
@@ -114,29 +134,31 @@ func stampText(line string) (string, byte) {
 	return "", 0
 }
 
-// parse turns stamp text into Unix nanoseconds. Local layouts are in
-// s.loc; vLLM's year-less stamps take the year that puts them closest
-// before now (as runstart does).
-func (s *stamper) parse(text string, kind byte) (int64, bool) {
+// Parse turns stamp text of a kind into Unix nanoseconds. Local layouts
+// are in loc; vLLM's year-less stamps take the year that puts them closest
+// before now.
+func Parse(text string, kind Kind, loc *time.Location, now time.Time) (int64, bool) {
 	var y, mo, d, h, mi, sec, ns int
-	loc := s.loc
+	if !wellFormed(text, kind) {
+		return 0, false
+	}
 	switch kind {
-	case kindSGLang:
+	case SGLang:
 		y, mo, d = num(text[0:4]), num(text[5:7]), num(text[8:10])
 		h, mi, sec = num(text[11:13]), num(text[14:16]), num(text[17:19])
 		ns = frac(text[19:])
-	case kindTRT:
+	case TRT:
 		mo, d, y = num(text[0:2]), num(text[3:5]), num(text[6:10])
 		h, mi, sec = num(text[11:13]), num(text[14:16]), num(text[17:19])
-	case kindISO:
+	case ISO:
 		y, mo, d = num(text[0:4]), num(text[5:7]), num(text[8:10])
 		h, mi, sec = num(text[11:13]), num(text[14:16]), num(text[17:19])
 		ns = frac(text[19 : len(text)-1])
 		loc = time.UTC
-	case kindVLLM:
+	case VLLM:
 		mo, d = num(text[0:2]), num(text[3:5])
 		h, mi, sec = num(text[6:8]), num(text[9:11]), num(text[12:14])
-		y = s.now.Year()
+		y = now.Year()
 	default:
 		return 0, false
 	}
@@ -144,10 +166,27 @@ func (s *stamper) parse(text string, kind byte) (int64, bool) {
 		return 0, false
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, sec, ns, loc)
-	if kind == kindVLLM && t.After(s.now.Add(24*time.Hour)) {
+	if kind == VLLM && t.After(now.Add(24*time.Hour)) {
 		t = t.AddDate(-1, 0, 0)
 	}
 	return t.UnixNano(), true
+}
+
+// wellFormed checks the text's shape, so that Parse can take text from
+// anywhere (Text only finds well-formed stamps).
+func wellFormed(text string, kind Kind) bool {
+	switch kind {
+	case SGLang:
+		return shape(text, "9999-99-99 99:99:99") && (len(text) == 19 || text[19] == '.' && countDigits(text[20:]) == len(text)-20)
+	case TRT:
+		return len(text) == 19 && shape(text, "99/99/9999-99:99:99")
+	case ISO:
+		return shape(text, "9999-99-99T99:99:99") && text[len(text)-1] == 'Z' &&
+			(len(text) == 20 || text[19] == '.' && countDigits(text[20:]) == len(text)-21)
+	case VLLM:
+		return len(text) == 14 && shape(text, "99-99 99:99:99")
+	}
+	return false
 }
 
 // shape reports whether s starts with the shape pat, '9' standing for a

@@ -1,33 +1,34 @@
-// Package session runs one judging session: it owns the judge, feeds it
-// from the log, health, liveness and exit sources, keeps time, and hands
-// every event to the renderer. One goroutine owns the judge; the sources
-// talk to it over channels.
-package session
+package monitor
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"vigil/internal/judge"
 	"vigil/internal/logline"
+	"vigil/internal/observe"
 )
 
-// Session wires sources to a judge.
+// Session is the loop that owns the judge: it feeds it from the log,
+// health, liveness and exit sources, keeps time, and hands every event to
+// the sink. One goroutine owns the judge; the sources talk to it over
+// channels.
 type Session struct {
 	Judge    *judge.Judge
 	Now      func() time.Time
 	Lines    <-chan logline.Line
-	Health   <-chan judge.Health
-	Activity <-chan judge.Activity
-	Exit     <-chan judge.Exit
+	Health   <-chan observe.Health
+	Activity <-chan observe.Activity
+	Exit     <-chan observe.Exit
 	// Notes are remarks from the sources (a rotated log, skipped lines).
 	Notes  <-chan string
 	OnNote func(at time.Time, msg string)
 	// Smoke runs the smoke request when the judge asks for it, for the
 	// server kind the judge knows then.
-	Smoke func(ctx context.Context, server string) judge.SmokeResult
+	Smoke func(ctx context.Context, server string) observe.SmokeResult
 	// Sink receives every event, in order.
-	Sink func(judge.Event)
+	Sink func(observe.Event)
 	// OnTick is called after every step, in the judge's goroutine, so a
 	// live view can read the judge's state.
 	OnTick func(now time.Time)
@@ -40,14 +41,19 @@ type Session struct {
 const starvedAfter = time.Second
 
 // Run judges until there is a verdict or ctx ends.
-func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
+func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	tick := s.Tick
 	if tick <= 0 {
 		tick = 50 * time.Millisecond
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	smokeDone := make(chan judge.SmokeResult, 1)
+	smokeDone := make(chan observe.SmokeResult, 1)
+	// The smoke request is joined before Run returns; it ends with ctx.
+	var smoking sync.WaitGroup
+	defer smoking.Wait()
+	smokeCtx, stopSmoke := context.WithCancel(ctx)
+	defer stopSmoke() // before the Wait: a verdict cuts a smoke request short
 	lines := s.Lines
 	lastLoop := s.Now()
 	for {
@@ -84,7 +90,7 @@ func (s *Session) Run(ctx context.Context) (*judge.Result, error) {
 		}
 		if s.Judge.WantSmoke() && s.Smoke != nil {
 			server := s.Judge.Server()
-			go func() { smokeDone <- s.Smoke(ctx, server) }()
+			smoking.Go(func() { smokeDone <- s.Smoke(smokeCtx, server) })
 		}
 		now := s.Now()
 		// The loop runs at least every tick; a much longer gap means vigil

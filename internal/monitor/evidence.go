@@ -1,4 +1,4 @@
-package cli
+package monitor
 
 import (
 	"context"
@@ -10,13 +10,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"vigil/internal/gpu"
-	"vigil/internal/judge"
-	"vigil/internal/procfind"
+	"vigil/internal/observe"
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
@@ -44,11 +42,10 @@ func (s *seenProcs) add(procs []procstat.Proc) {
 
 // stillRunning returns the seen processes that still run as themselves
 // (same pid and start time).
-func (s *seenProcs) stillRunning() []int {
+func (s *seenProcs) stillRunning(fs procstat.FS) []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []int
-	fs := procstat.FS{}
 	for pid, start := range s.procs {
 		smp, err := fs.Sample([]int{pid})
 		if err != nil || len(smp.Procs) == 0 || smp.Procs[0].Start != start || smp.Procs[0].State == 'Z' {
@@ -60,63 +57,17 @@ func (s *seenProcs) stillRunning() []int {
 	return out
 }
 
-// treeRSS is the server tree's resident memory at the last sample, kept for
-// the OOM attribution when the server is killed.
-type treeRSS struct{ bytes atomic.Int64 }
-
-// gpuClient is the one nvidia-smi client of a vigil process: it remembers a
-// hung nvidia-smi and answers "hung" at once instead of starting another
-// and waiting out its timeout again.
-var gpuClient = &gpu.Client{Timeout: 3 * time.Second}
-
-// sampleGPU reports GPU memory that moves as progress (weights being
-// copied, the KV pool allocated), and says once if nvidia-smi hangs, which
-// is itself a sign of a GPU in trouble. Without nvidia-smi it does nothing.
-func (j *judging) sampleGPU(ctx context.Context) {
-	client := gpuClient
-	prev := client.Snapshot(ctx)
-	if !prev.Available && !prev.Hung {
-		return
-	}
-	saidHung := false
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		cur := client.Snapshot(ctx)
-		if cur.Hung && !saidHung {
-			saidHung = true
-			select {
-			case j.notes <- "nvidia-smi does not answer: a GPU may have fallen off the bus (check dmesg for Xid errors)":
-			default:
-			}
-		}
-		if cur.Available && prev.Available && cur.Progress(prev) {
-			select {
-			case j.activity <- judge.Activity{Busy: true, Detail: "GPU memory moving: " + cur.Summary()}:
-			default:
-			}
-		}
-		if cur.Available {
-			prev = cur
-		}
-	}
-}
-
 // diagnoseStall adds where the server's processes wait to a stall verdict:
 // idle processes and their wait channels, a Python stack dump when py-spy
-// is installed, and the GPUs' state. It runs before vigil stops anything.
-func diagnoseStall(res *judge.Result, pid int) {
+// is installed, and the GPUs' state. It runs before anything is stopped.
+func (m *monitor) diagnoseStall(res *observe.Result) {
+	pid := m.spec.PID
 	if res.Verdict != v.Stalled || pid <= 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
-	fs := procstat.FS{}
+	fs := m.deps.Proc
 	pids, err := fs.Tree(pid)
 	if err == nil && len(pids) > 0 {
 		diags, err := fs.Diagnose(ctx, pids, 300*time.Millisecond)
@@ -139,21 +90,29 @@ func diagnoseStall(res *judge.Result, pid int) {
 			res.Evidence = append(res.Evidence, "[py-spy] "+l)
 		}
 	}
-	if snap := gpuClient.Snapshot(ctx); snap.Available || snap.Hung {
+	if m.deps.GPU == nil {
+		return
+	}
+	if snap := m.deps.GPU.Snapshot(ctx); snap.Available || snap.Hung {
 		res.Evidence = append(res.Evidence, "[vigil] GPUs: "+snap.Summary())
 	}
 }
 
 // memoryPressure describes the tree's memory against the machine's just
 // before a SIGKILL, for the host_oom evidence.
-func memoryPressure(rss int64) string {
-	mi, err := procstat.FS{}.MemInfo()
+func (m *monitor) memoryPressure() string {
+	rss := m.rss.Load()
+	mi, err := m.deps.Proc.MemInfo()
 	if err != nil || mi.Total == 0 || rss == 0 {
 		return ""
 	}
 	return fmt.Sprintf("just before, the server's processes used %s of the machine's %s (%s available)",
 		procstat.FormatBytes(rss), procstat.FormatBytes(mi.Total), procstat.FormatBytes(mi.Available))
 }
+
+// diskFullBelow is the free space under which a log's filesystem counts as
+// full.
+const diskFullBelow = 64 << 10
 
 // logDiskFull reports whether the filesystem of the server's log has no
 // room left: the server then fails to write its log (ENOSPC) and may die
@@ -170,46 +129,12 @@ func logDiskFull(path string) (bool, string) {
 	return true, fmt.Sprintf("the log's filesystem is full (%s free at %s): the server cannot write its output (ENOSPC)", procstat.FormatBytes(free), filepath.Dir(path))
 }
 
-// diskFullBelow is the free space under which a log's filesystem counts as
-// full.
-const diskFullBelow = 64 << 10
-
-// watchDisk says once if the log's filesystem fills up during the startup.
-func (j *judging) watchDisk(ctx context.Context, path string) {
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		if full, msg := logDiskFull(path); full {
-			select {
-			case j.notes <- msg:
-			case <-ctx.Done():
-			}
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// addDiskEvidence puts a full log filesystem into a verdict's evidence.
-func addDiskEvidence(res *judge.Result, path string) {
-	if res.Verdict == v.Ready || path == "" {
-		return
-	}
-	if full, msg := logDiskFull(path); full {
-		res.Evidence = append(res.Evidence, "[vigil] "+msg)
-	}
-}
-
 // survivors lists processes of the stopped server that still run: workers
 // that left its process group. vigil does not stop processes outside the
 // group it started, so it names them, and what they hold.
-func survivors(pid int, base string, seen *seenProcs) []string {
-	pids, _ := procstat.FS{}.Tree(pid)
-	for _, p := range seen.stillRunning() {
+func (m *monitor) survivors() []string {
+	pids, _ := m.deps.Proc.Tree(m.spec.PID)
+	for _, p := range m.seen.stillRunning(m.deps.Proc) {
 		if !slices.Contains(pids, p) {
 			pids = append(pids, p)
 		}
@@ -219,13 +144,16 @@ func survivors(pid int, base string, seen *seenProcs) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	snap := gpuClient.Snapshot(ctx)
 	var out []string
+	var snap gpu.Snapshot
+	if m.deps.GPU != nil {
+		snap = m.deps.GPU.Snapshot(ctx)
+	}
 	for _, p := range pids {
-		if !procfind.Exists(p) {
+		if !m.deps.Procs.Exists(p) {
 			continue
 		}
-		s := fmt.Sprintf("still running after the stop: pid %d %s", p, cmdlineText(p))
+		s := fmt.Sprintf("still running after the stop: pid %d %s", p, m.deps.Procs.CmdlineText(p))
 		if snap.Available {
 			if mib := snap.ProcessMiB([]int{p}); mib > 0 {
 				s += fmt.Sprintf("; holds %d MiB of GPU memory", mib)
@@ -234,7 +162,7 @@ func survivors(pid int, base string, seen *seenProcs) []string {
 		out = append(out, s)
 	}
 	if len(out) > 0 {
-		if u, err := url.Parse(base); err == nil {
+		if u, err := url.Parse(m.spec.URL); err == nil {
 			if c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), u.Port()), 300*time.Millisecond); err == nil {
 				c.Close()
 				out = append(out, "the server's port "+u.Port()+" is still taken")

@@ -1,0 +1,104 @@
+package classify
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// What the servers' command lines say about their address and model, as
+// data: the flags are the same across servers (TGI spells the host
+// --hostname), so one table serves every profile; the default port is the
+// profile's.
+var (
+	hostFlags  = []string{"--host", "--hostname"}
+	portFlags  = []string{"--port"}
+	modelFlags = []string{"--model-path", "--model", "--model-id", "--model_path", "--model_id", "--hf-repo", "-hf"}
+	// modelFileFlags name a model only with a .gguf file after them
+	// (llama.cpp's -m; python's "-m module" is not a model).
+	modelFileFlags = []string{"-m", "--model-file"}
+	// fallbackPort is the port of a server whose kind is not known.
+	fallbackPort = 8000
+)
+
+// GuessURL finds the server's URL in its command line: its host and port
+// flags, else the kind's default port on 127.0.0.1. Wildcard addresses
+// become 127.0.0.1.
+func GuessURL(kind string, argv []string) string {
+	host, port := "127.0.0.1", 0
+	for i := 0; i < len(argv); i++ {
+		name, val, hasVal := strings.Cut(argv[i], "=")
+		if !hasVal && i+1 < len(argv) {
+			val = argv[i+1]
+		}
+		switch {
+		case slices.Contains(hostFlags, name):
+			if val != "" && val != "0.0.0.0" && val != "::" && val != "[::]" {
+				host = val
+			}
+		case slices.Contains(portFlags, name):
+			if n, err := strconv.Atoi(val); err == nil {
+				port = n
+			}
+		}
+	}
+	if port == 0 {
+		port = Lookup(kind).DefaultPort
+		if port == 0 {
+			port = fallbackPort
+		}
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]"
+	}
+	return fmt.Sprintf("http://%s:%d", host, port)
+}
+
+// ModelFromArgv finds the model a server command line serves: a model flag
+// (SGLang's --model-path, vLLM's and trtllm-serve's --model or "serve
+// MODEL", TGI's --model-id, llama.cpp's -hf), else a .gguf file after -m.
+func ModelFromArgv(argv []string) string {
+	value := func(i int, a string) string {
+		if _, v, ok := strings.Cut(a, "="); ok {
+			return v
+		}
+		if i+1 < len(argv) {
+			return argv[i+1]
+		}
+		return ""
+	}
+	for i, a := range argv {
+		name, _, _ := strings.Cut(a, "=")
+		switch {
+		case slices.Contains(modelFlags, name):
+			return value(i, a)
+		case name == "serve":
+			if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				return argv[i+1]
+			}
+		}
+	}
+	for i, a := range argv {
+		if slices.Contains(modelFileFlags, a) && i+1 < len(argv) && strings.HasSuffix(argv[i+1], ".gguf") {
+			return argv[i+1]
+		}
+	}
+	return ""
+}
+
+// FlagValue finds "--x V", "--x=V" (and the underscore spelling) in argv.
+func FlagValue(argv []string, flag string) (string, bool) {
+	alt := "--" + strings.ReplaceAll(strings.TrimPrefix(flag, "--"), "-", "_")
+	for i, a := range argv {
+		for _, f := range []string{flag, alt} {
+			if a == f && i+1 < len(argv) {
+				return argv[i+1], true
+			}
+			if strings.HasPrefix(a, f+"=") {
+				return a[len(f)+1:], true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,63 @@
+package classify
+
+import "testing"
+
+func TestGuessURL(t *testing.T) {
+	tests := []struct {
+		name, kind string
+		argv       []string
+		want       string
+	}{
+		{"sglang default port", "sglang", []string{"python", "-m", "sglang.launch_server", "--model-path", "m"}, "http://127.0.0.1:30000"},
+		{"host and port", "vllm", []string{"vllm", "serve", "m", "--host", "10.0.0.5", "--port=9000"}, "http://10.0.0.5:9000"},
+		{"wildcard host", "vllm", []string{"vllm", "serve", "m", "--host", "0.0.0.0"}, "http://127.0.0.1:8000"},
+		{"tgi hostname, ipv6", "tgi", []string{"text-generation-launcher", "--hostname", "::1", "--port", "8081"}, "http://[::1]:8081"},
+		{"unknown kind", "", []string{"./server"}, "http://127.0.0.1:8000"},
+		{"bad port is ignored", "llamacpp", []string{"llama-server", "--port", "x"}, "http://127.0.0.1:8080"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := GuessURL(tt.kind, tt.argv); got != tt.want {
+				t.Errorf("GuessURL = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestModelFromArgv(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want string
+	}{
+		{"sglang", []string{"python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B"}, "Qwen/Qwen3-8B"},
+		{"vllm serve", []string{"vllm", "serve", "meta/Llama", "--port", "1"}, "meta/Llama"},
+		{"equals", []string{"x", "--model=a/b"}, "a/b"},
+		{"tgi", []string{"text-generation-launcher", "--model-id", "m"}, "m"},
+		{"gguf", []string{"llama-server", "-m", "/m/q4.gguf"}, "/m/q4.gguf"},
+		{"python -m is no model", []string{"python", "-m", "server"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ModelFromArgv(tt.argv); got != tt.want {
+				t.Errorf("ModelFromArgv = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFlagValue(t *testing.T) {
+	argv := []string{"x", "--mem-fraction-static", "0.9", "--max_model_len=4096"}
+	for _, tt := range []struct {
+		flag, want string
+		ok         bool
+	}{
+		{"--mem-fraction-static", "0.9", true},
+		{"--max-model-len", "4096", true},
+		{"--tp", "", false},
+	} {
+		if got, ok := FlagValue(argv, tt.flag); got != tt.want || ok != tt.ok {
+			t.Errorf("FlagValue(%s) = %q, %v; want %q, %v", tt.flag, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package classify
+
+import (
+	"regexp"
+	"strings"
+
+	"vigil/internal/ansi"
+)
+
+// Parse is the simple reference for ParseFast, written with one regular
+// expression per prefix: the tests compare the two (FuzzParse).
+
+var (
+	// vLLM decorates every line of a child process: "(EngineCore_DP0 pid=7502) ".
+	vllmProcRe = regexp.MustCompile(`^\(([^()]*?) pid=(\d+)\) ?`)
+	// vLLM's logging header, with or without the brackets of versions
+	// before 2025-02: "INFO 05-19 10:11:12 [core.py:77] ".
+	vllmHeaderRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? \[?[^\]\s:]+:\d+\] ?`)
+	// SGLang: "[2026-05-24 00:52:39 DP0 TP1] ", milliseconds optional.
+	sglangHeaderRe = regexp.MustCompile(`^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?)((?: [A-Z_]+\d+)*)\] ?`)
+	// Older SGLang: "[gpu_id=0] ".
+	sglangGPURe = regexp.MustCompile(`^\[gpu_id=(\d+)\] ?`)
+	// uvicorn's level prefix, padded: "INFO:     ".
+	uvicornRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL):\s+`)
+)
+
+// Parse takes a line of server output apart. It recognises the prefixes of
+// SGLang, vLLM, TensorRT-LLM, TGI, llama.cpp, uvicorn and torch's C++ logs,
+// in any combination that these servers print them.
+func Parse(line string) Parsed {
+	raw := ansi.Strip(line)
+	p := Parsed{Raw: raw}
+	msg := strings.TrimRight(raw, " \t")
+	// Leading spaces are kept for traceback frames ("  File ..."), so only
+	// prefixes that start at column 0 are considered.
+	if m := vllmProcRe.FindStringSubmatch(msg); m != nil {
+		p.Source = m[1]
+		msg = msg[len(m[0]):]
+	}
+	switch {
+	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||
+		strings.HasPrefix(msg, "DEBUG") || strings.HasPrefix(msg, "CRITICAL"):
+		if m := vllmHeaderRe.FindStringSubmatch(msg); m != nil {
+			p.Level = levelNames[m[1]]
+			p.Stamp, p.StampKind = m[2], "vllm"
+			msg = msg[len(m[0]):]
+		}
+	case strings.HasPrefix(msg, "[20") || strings.HasPrefix(msg, "[19"):
+		if m := sglangHeaderRe.FindStringSubmatch(msg); m != nil {
+			p.Stamp, p.StampKind = m[1], "sglang"
+			if r := strings.TrimSpace(m[2]); r != "" {
+				p.Source = r
+			}
+			msg = msg[len(m[0]):]
+		}
+	case strings.HasPrefix(msg, "[gpu_id="):
+		if m := sglangGPURe.FindStringSubmatch(msg); m != nil {
+			p.Source = "GPU" + m[1]
+			msg = msg[len(m[0]):]
+		}
+	case len(msg) > 20 && msg[4] == '-' && msg[10] == 'T':
+		if m := tgiHeaderRe.FindStringSubmatch(msg); m != nil {
+			p.Stamp, p.StampKind = m[1], "iso"
+			p.Level = levelNames[m[2]]
+			msg = msg[len(m[0]):]
+			// TGI tags shard lines with a trailing span field.
+			if i := strings.LastIndex(msg, " rank="); i >= 0 && isDigits(msg[i+6:]) {
+				p.Source = "rank " + msg[i+6:]
+				msg = msg[:i]
+			}
+		}
+	}
+	if strings.HasPrefix(msg, "[") {
+		if m := trtHeaderRe.FindStringSubmatch(msg); m != nil {
+			if m[1] != "" {
+				p.Stamp, p.StampKind = m[1], "trtllm"
+			}
+			if m[2] != "" {
+				p.Source = m[2]
+			}
+			p.Level = levelNames[m[3]]
+			msg = msg[len(m[0]):]
+		} else if m := trtCppRe.FindStringSubmatch(msg); m != nil {
+			p.Level = levelNames[m[1]]
+			msg = msg[len(m[0]):]
+		} else if m := glogRe.FindStringSubmatch(msg); m != nil {
+			if m[1] != "" && p.Source == "" {
+				p.Source = "rank" + m[1]
+			}
+			p.Level = levelNames[m[2]]
+			msg = msg[len(m[0]):]
+		}
+	}
+	if m := uvicornRe.FindStringSubmatch(msg); m != nil {
+		p.Level = levelNames[m[1]]
+		msg = msg[len(m[0]):]
+	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && msg[0] >= '0' && msg[0] <= '9' && msg[1] == '.' {
+		if m := llamaPrefixRe.FindStringSubmatch(msg); m != nil {
+			p.Level = levelNames[m[1]]
+			msg = msg[len(m[0]):]
+		}
+	}
+	if p.Level == "" && pyWarningRe.MatchString(msg) {
+		p.Level = "warning"
+	}
+	p.Msg = msg
+	return p
+}

@@ -1,0 +1,5 @@
+package cli
+
+import "os/exec"
+
+var lookPath = exec.LookPath

@@ -1,0 +1,266 @@
+// Package monitor watches one server's startup to its verdict. It runs the
+// sources (the log or journal follower, the health prober with its
+// port-holder check, the activity and GPU samplers, the disk watcher, the
+// liveness check), the session goroutine that owns the judge, and gathers
+// the evidence a verdict needs once it is reached (where a stalled server
+// waits, what survived the stop, a full disk).
+//
+// Every goroutine runs under one errgroup and is joined before Run returns.
+// Run never decides how the command ends: the caller maps the result to
+// history, output and exit codes.
+package monitor
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"vigil/internal/gpu"
+	"vigil/internal/journal"
+	"vigil/internal/judge"
+	"vigil/internal/logline"
+	"vigil/internal/observe"
+	"vigil/internal/oomkill"
+	"vigil/internal/procfind"
+	"vigil/internal/procstat"
+	"vigil/internal/render"
+	v "vigil/internal/verdict"
+)
+
+// Process is a server vigil launched: its end and exit status.
+type Process interface {
+	Done() <-chan struct{}
+	Exit() observe.Exit
+}
+
+// Unit is a systemd unit whose journal is the server's output.
+type Unit struct {
+	Name string
+	User bool
+	Info journal.Info
+}
+
+// Spec is one startup to judge.
+type Spec struct {
+	// Judge configures the judge; Start is when the startup began.
+	Judge judge.Config
+	Start time.Time
+	// PID is the server's main process (0: unknown). Proc is set when vigil
+	// launched it, and then its exit status is known.
+	PID  int
+	Proc Process
+	// Log is the server's log file, read from Offset; WaitForFile allows
+	// it not to exist yet. Unit replaces the log with a journal.
+	Log         string
+	Offset      int64
+	WaitForFile bool
+	Unit        *Unit
+	// URL is the server's base URL; its kind's health path is probed.
+	URL string
+	// HFHome is the Hugging Face home whose download cache growing counts
+	// as activity.
+	HFHome string
+	// Notes are shown first, in order. Later computes more while the
+	// server starts (checks that must not delay the launch).
+	Notes []string
+	Later func() []string
+	// Smoke sends the generation request once the judge asks for it.
+	Smoke func(ctx context.Context, server string) observe.SmokeResult
+	// Stop, when set, stops the server after a verdict other than ready;
+	// the processes that outlive it are named in the evidence.
+	Stop func()
+}
+
+// Deps are the monitor's ways into the world, injected so tests can fake
+// them.
+type Deps struct {
+	// Now is the one clock of the session (nil: time.Now).
+	Now func() time.Time
+	// Proc reads /proc for the activity sampler, the port holder and the
+	// evidence; Procs for liveness and command lines.
+	Proc  procstat.FS
+	Procs procfind.FS
+	// GPU is the nvidia-smi client (nil: no GPU sampling or evidence).
+	GPU *gpu.Client
+	// Transport carries the health probes (nil: a fresh one without
+	// keep-alives or proxies).
+	Transport http.RoundTripper
+	// OOMRecord finds the kernel's OOM-killer record of a pid (nil: none).
+	OOMRecord func(ctx context.Context, pid int) string
+	// PollOnly follows the log by polling alone, without fsnotify (whose
+	// reader blocks in a system call, which a synctest bubble cannot wait
+	// out).
+	PollOnly bool
+}
+
+// Sink shows the session as it runs. render.Renderer is one.
+type Sink interface {
+	Event(observe.Event, render.Status)
+	Note(at time.Time, format string, a ...any)
+	Tick(render.Status)
+}
+
+// Outcome is the verdict and the session's state when it came.
+type Outcome struct {
+	Result *observe.Result
+	Status render.Status
+}
+
+// DefaultOOMRecord looks for the kernel's OOM-killer record of pid,
+// briefly: a kernel log that cannot be read is no record, never a delay.
+func DefaultOOMRecord(ctx context.Context, pid int) string {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if r, ok := oomkill.Find(ctx, pid); ok {
+		return r.Line
+	}
+	return ""
+}
+
+// monitor is one Run's shared state.
+type monitor struct {
+	spec Spec
+	deps Deps
+	sink Sink
+	j    *judge.Judge
+
+	lines    chan logline.Line
+	health   chan observe.Health
+	activity chan observe.Activity
+	exit     chan observe.Exit
+	notes    chan string
+
+	// emitted is how far into the log the delivered lines reach; drained
+	// is signalled each time it moves.
+	emitted atomic.Int64
+	drained chan struct{}
+
+	rss  atomic.Int64 // the tree's resident memory at the last sample
+	seen seenProcs
+}
+
+// Run judges the startup until a verdict or ctx ends, then gathers the
+// verdict's evidence. Every goroutine it starts has ended when it returns.
+// With ctx cancelled before a verdict it returns ctx's error and stops
+// nothing.
+func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) {
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	m := &monitor{
+		spec: spec, deps: deps, sink: sink,
+		j:        judge.New(spec.Judge, spec.Start),
+		lines:    make(chan logline.Line, 4096),
+		health:   make(chan observe.Health, 16),
+		activity: make(chan observe.Activity, 16),
+		exit:     make(chan observe.Exit, 1),
+		notes:    make(chan string, 16),
+		drained:  make(chan struct{}, 1),
+	}
+	m.emitted.Store(spec.Offset)
+	if deps.GPU != nil {
+		// An nvidia-smi still running when vigil exits would outlive it.
+		defer deps.GPU.Wait(2 * time.Second)
+	}
+
+	srcCtx, stopSources := context.WithCancel(ctx)
+	defer stopSources()
+	g, gctx := errgroup.WithContext(srcCtx)
+	m.startSources(g, gctx)
+	res, err := m.session().Run(ctx)
+	stopSources()
+	_ = g.Wait() // sources return no errors; this joins them
+	if err != nil {
+		return Outcome{}, err
+	}
+	m.evidence(res)
+	return Outcome{Result: res, Status: m.status(m.deps.Now())}, nil
+}
+
+func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
+	s := m.spec
+	g.Go(func() error { m.queueNotes(ctx, s.Notes); return nil })
+	if s.Later != nil {
+		g.Go(func() error { m.queueNotes(ctx, s.Later()); return nil })
+	}
+	if s.Unit != nil {
+		g.Go(func() error { m.followJournal(ctx, *s.Unit); return nil })
+	} else if s.Log != "" {
+		g.Go(func() error { m.followLog(ctx); return nil })
+		g.Go(func() error { m.watchDisk(ctx); return nil })
+	}
+	g.Go(func() error { m.probeHealth(ctx); return nil })
+	if s.PID > 0 {
+		g.Go(func() error { m.sampleActivity(ctx); return nil })
+		if m.deps.GPU != nil {
+			g.Go(func() error { m.sampleGPU(ctx); return nil })
+		}
+	}
+	switch {
+	case s.Proc != nil:
+		g.Go(func() error { m.watchExit(ctx); return nil })
+	case s.PID > 0:
+		g.Go(func() error { m.watchAlive(ctx); return nil })
+	}
+}
+
+func (m *monitor) session() *Session {
+	return &Session{
+		Judge: m.j, Now: m.deps.Now,
+		Lines: m.lines, Health: m.health, Activity: m.activity, Exit: m.exit, Notes: m.notes,
+		OnNote: func(at time.Time, msg string) { m.sink.Note(at, "%s", msg) },
+		Sink:   func(e observe.Event) { m.sink.Event(e, m.status(e.At)) },
+		OnTick: func(now time.Time) { m.sink.Tick(m.status(now)) },
+		Smoke:  m.spec.Smoke,
+	}
+}
+
+func (m *monitor) status(now time.Time) render.Status {
+	return render.Status{Now: now, Server: m.j.Server(), Phase: m.j.Phase(), Progress: m.j.Progress(),
+		Health: m.j.HealthNow(), LastLine: m.j.LastLine(), Activity: m.j.ActivityText()}
+}
+
+// queueNotes hands remarks to the session, which shows them in order.
+func (m *monitor) queueNotes(ctx context.Context, notes []string) {
+	for _, n := range notes {
+		select {
+		case m.notes <- n:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// note hands a remark over unless the session is busy: a remark is never
+// worth blocking a source.
+func (m *monitor) note(msg string) {
+	select {
+	case m.notes <- msg:
+	default:
+	}
+}
+
+// evidence adds what the verdict needs from outside the log, in the order
+// it must be gathered: where a stalled server waits before anything is
+// stopped, what outlives the stop, a full disk.
+func (m *monitor) evidence(res *observe.Result) {
+	m.diagnoseStall(res)
+	if res.Verdict != v.Ready && m.spec.Stop != nil {
+		// Also when the leader has exited: workers of its group may linger
+		// and hold the GPUs or the port.
+		m.sink.Note(m.deps.Now(), "stopping the server's process group (pid %d)", m.spec.PID)
+		m.spec.Stop()
+		for _, s := range m.survivors() {
+			m.sink.Note(m.deps.Now(), "%s", s)
+			res.Evidence = append(res.Evidence, "[vigil] "+s)
+		}
+	}
+	if res.Verdict != v.Ready && m.spec.Log != "" && m.spec.Unit == nil {
+		if full, msg := logDiskFull(m.spec.Log); full {
+			res.Evidence = append(res.Evidence, "[vigil] "+msg)
+		}
+	}
+}

@@ -1,0 +1,286 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"vigil/internal/judge"
+	"vigil/internal/observe"
+	"vigil/internal/procfind"
+	"vigil/internal/procstat"
+	"vigil/internal/render"
+	v "vigil/internal/verdict"
+)
+
+// fakeHealth answers every probe with the status code it holds.
+type fakeHealth struct {
+	mu   sync.Mutex
+	code int
+	n    int
+}
+
+func (f *fakeHealth) set(code int) { f.mu.Lock(); f.code = code; f.mu.Unlock() }
+
+func (f *fakeHealth) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	if f.code == 0 {
+		return nil, fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
+	}
+	return &http.Response{StatusCode: f.code, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+}
+
+// stuckHealth never answers: a probe waits for its deadline, then takes
+// another second to give up, so a prober that is not joined is still
+// running when Run returns.
+type stuckHealth struct{}
+
+func (stuckHealth) RoundTrip(r *http.Request) (*http.Response, error) {
+	<-r.Context().Done()
+	time.Sleep(time.Second)
+	return nil, r.Context().Err()
+}
+
+// sink records what the session shows.
+type sink struct {
+	mu     sync.Mutex
+	events []observe.Kind
+	notes  []string
+}
+
+func (s *sink) Event(e observe.Event, _ render.Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e.Kind())
+}
+
+func (s *sink) Note(_ time.Time, format string, a ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, fmt.Sprintf(format, a...))
+}
+
+func (s *sink) Tick(render.Status) {}
+
+// procTree writes a /proc fixture with one process in state.
+func procTree(t *testing.T, pid int, state string, waitStatus int) string {
+	t.Helper()
+	root := t.TempDir()
+	writeStat(t, root, pid, state, waitStatus)
+	if err := os.WriteFile(filepath.Join(root, "uptime"), []byte("1000.00 2000.00\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "meminfo"), []byte("MemTotal: 1000 kB\nMemAvailable: 500 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// writeStat writes /proc/PID/stat: 52 fields, state in field 3, the exit
+// status in field 52.
+func writeStat(t *testing.T, root string, pid int, state string, waitStatus int) {
+	t.Helper()
+	f := make([]string, 52)
+	for i := range f {
+		f[i] = "0"
+	}
+	f[0], f[1], f[2], f[3], f[4], f[5] = fmt.Sprint(pid), "(python3)", state, "1", fmt.Sprint(pid), fmt.Sprint(pid)
+	f[19] = "1" // threads
+	f[21] = "100"
+	f[51] = fmt.Sprint(waitStatus)
+	dir := filepath.Join(root, fmt.Sprint(pid))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Written aside and renamed, as reads of the real /proc are whole.
+	tmp := filepath.Join(dir, "stat.tmp")
+	if err := os.WriteFile(tmp, []byte(strings.Join(f, " ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "stat")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeLog(t *testing.T, lines ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "server.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// leftover counts the goroutines running the monitor's code, other than a
+// test's own: goleak's check, narrowed to this package.
+func leftover() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "vigil/internal/monitor.") && !strings.Contains(g, "vigil/internal/monitor.Test") {
+			n++
+		}
+	}
+	return n
+}
+
+func deps(proc string, rt http.RoundTripper) Deps {
+	return Deps{Proc: procstat.FS{Root: proc}, Procs: procfind.FS{Root: proc}, Transport: rt, PollOnly: true}
+}
+
+// A ready startup in watch mode, every source running: the verdict comes,
+// and every goroutine the monitor started has ended when Run returns.
+func TestRunJoinsEverySource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4100
+		proc := procTree(t, pid, "S", 0)
+		log := writeLog(t,
+			"[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')",
+			"[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB",
+			"[2026-11-29 10:00:09] The server is fired up and ready to roll!")
+		hc := &fakeHealth{code: 200}
+		spec := Spec{
+			Judge: judge.Config{Server: "sglang", StallAfter: time.Minute, Timeout: time.Hour},
+			Start: time.Now(), PID: pid, Log: log, WaitForFile: true,
+			URL: "http://127.0.0.1:30000", HFHome: t.TempDir(),
+			Notes: []string{"first note"}, Later: func() []string { return []string{"later note"} },
+		}
+		s := &sink{}
+		out, err := Run(context.Background(), spec, deps(proc, hc), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := leftover(); n != 0 {
+			t.Errorf("%d of the monitor's goroutines still run after Run", n)
+		}
+		if out.Result.Verdict != v.Ready {
+			t.Fatalf("verdict %s (%s), want ready", out.Result.Verdict, out.Result.Summary)
+		}
+		if out.Status.Server != "sglang" {
+			t.Errorf("status server %q", out.Status.Server)
+		}
+		if hc.n == 0 {
+			t.Error("the health endpoint was never probed")
+		}
+	})
+}
+
+// A cancelled context ends Run with its error, sources joined, nothing
+// decided.
+func TestRunCancelledJoinsEverySource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4100
+		proc := procTree(t, pid, "S", 0)
+		log := writeLog(t, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB")
+		ctx, cancel := context.WithCancel(context.Background())
+		spec := Spec{
+			Judge: judge.Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour},
+			Start: time.Now(), PID: pid, Log: log, URL: "http://127.0.0.1:30000",
+			Smoke: func(context.Context, string) observe.SmokeResult { return observe.SmokeResult{OK: true} },
+		}
+		go func() {
+			time.Sleep(10 * time.Second)
+			cancel()
+		}()
+		_, err := Run(ctx, spec, deps(proc, stuckHealth{}), &sink{})
+		if err == nil {
+			t.Fatal("Run returned no error on a cancelled context")
+		}
+		synctest.Wait() // the canceller itself returns
+		if n := leftover(); n != 0 {
+			t.Errorf("%d of the monitor's goroutines still run after Run", n)
+		}
+	})
+}
+
+// A server vigil did not start dies: its zombie's wait status in the /proc
+// fixture is the exit the judge gets, after the log's last lines.
+func TestWatchReadsTheZombiesExitStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4200
+		proc := procTree(t, pid, "S", 0)
+		log := writeLog(t,
+			"INFO 11-29 10:00:00 [api_server.py:1] vLLM API server version 0.11.0",
+			"INFO 11-29 10:00:01 [x.py:1] Loading weights")
+		spec := Spec{
+			Judge: judge.Config{Server: "vllm", StallAfter: time.Hour, Timeout: 2 * time.Hour},
+			Start: time.Now(), PID: pid, Log: log, URL: "http://127.0.0.1:8000",
+		}
+		go func() {
+			time.Sleep(5 * time.Second)
+			writeStat(t, proc, pid, "Z", 1<<8) // exited with status 1
+		}()
+		out, err := Run(context.Background(), spec, deps(proc, &fakeHealth{}), &sink{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := out.Result
+		if r.Verdict != v.Failed {
+			t.Fatalf("verdict %s (%s), want failed", r.Verdict, r.Summary)
+		}
+		if !strings.Contains(strings.Join(r.Evidence, "\n")+r.Summary, "exited with status 1") {
+			t.Errorf("the exit status is not in the verdict: %s / %q", r.Summary, r.Evidence)
+		}
+		if took := r.At.Sub(spec.Start); took < 5*time.Second || took > 7*time.Second {
+			t.Errorf("decided after %s, want soon after the exit at 5s", took)
+		}
+	})
+}
+
+// fakeProcess is a launched server that has already exited.
+type fakeProcess struct {
+	done chan struct{}
+	exit observe.Exit
+}
+
+func (p *fakeProcess) Done() <-chan struct{} { return p.done }
+func (p *fakeProcess) Exit() observe.Exit    { return p.exit }
+
+// A launched server writes its traceback and dies at once: the exit is
+// judged only after those lines, so the cause is the traceback's, and a
+// failed verdict stops the server and looks for survivors.
+func TestRunJudgesTheLinesBeforeTheExit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4300
+		proc := procTree(t, pid, "S", 0)
+		log := writeLog(t,
+			"[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')",
+			"[2026-11-29 10:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+			"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+		p := &fakeProcess{done: make(chan struct{}), exit: observe.Exit{Code: 1}}
+		close(p.done)
+		stopped := false
+		spec := Spec{
+			Judge: judge.Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour},
+			Start: time.Now(), PID: pid, Proc: p, Log: log, URL: "http://127.0.0.1:30000",
+			Stop: func() { stopped = true; os.RemoveAll(filepath.Join(proc, fmt.Sprint(pid))) },
+		}
+		s := &sink{}
+		out, err := Run(context.Background(), spec, deps(proc, &fakeHealth{}), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := out.Result; r.Verdict != v.Failed || r.Cause != v.GPUOOM {
+			t.Fatalf("got %s/%s (%s), want failed/gpu_oom", r.Verdict, r.Cause, r.Summary)
+		}
+		if !stopped {
+			t.Error("a failed startup was not stopped")
+		}
+		if !strings.Contains(strings.Join(s.notes, "\n"), "stopping the server's process group (pid 4300)") {
+			t.Errorf("notes %q", s.notes)
+		}
+	})
+}

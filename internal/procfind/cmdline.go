@@ -1,0 +1,55 @@
+package procfind
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Cmdline is the process's command line, or nil when it cannot be read.
+func (p FS) Cmdline(pid int) []string {
+	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "cmdline"))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+// CmdlineText is the command line for a message: joined, cut at 160 bytes.
+func (p FS) CmdlineText(pid int) string {
+	s := strings.Join(p.Cmdline(pid), " ")
+	if s == "" {
+		return "(command line not readable)"
+	}
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// ZombieStatus reads how a process that has died but not yet been reaped
+// by its parent ended: /proc/PID/stat keeps its wait status (field 52)
+// while it is a zombie. ok is false when the process is gone for good or
+// still runs.
+func (p FS) ZombieStatus(pid int) (ws syscall.WaitStatus, ok bool) {
+	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state); field 52 is f[49].
+	if len(f) < 50 || f[0] != "Z" {
+		return 0, false
+	}
+	status, err := strconv.Atoi(f[49])
+	if err != nil {
+		return 0, false
+	}
+	return syscall.WaitStatus(status), true
+}

@@ -1,0 +1,56 @@
+package stamp
+
+import (
+	"testing"
+	"time"
+)
+
+func TestReader(t *testing.T) {
+	loc := time.FixedZone("X", 3600)
+	now := time.Date(2026, 1, 10, 12, 0, 0, 0, loc)
+	tests := []struct {
+		name, line string
+		want       time.Time // zero: no stamp
+	}{
+		{"sglang", "[2026-01-10 11:00:01] Load weight begin.", time.Date(2026, 1, 10, 11, 0, 1, 0, loc)},
+		{"sglang fraction and ranks", "[2026-01-10 11:00:01.25 TP0] x", time.Date(2026, 1, 10, 11, 0, 1, 250_000_000, loc)},
+		{"vllm, last year's december", "INFO 12-31 23:00:00 [x.py:1] y", time.Date(2025, 12, 31, 23, 0, 0, 0, loc)},
+		{"vllm child process", "(EngineCore_DP0 pid=7) WARNING 01-10 11:59:00 [x.py:1] y", time.Date(2026, 1, 10, 11, 59, 0, 0, loc)},
+		{"iso is UTC", "2026-01-10T10:00:00.5Z  INFO text_generation_launcher: x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
+		{"tensorrt-llm", "[01/10/2026-11:00:00] [TRT-LLM] [I] x", time.Date(2026, 1, 10, 11, 0, 0, 0, loc)},
+		{"coloured", "\x1b[2m2026-01-10T10:00:00Z\x1b[0m \x1b[32m INFO\x1b[0m x", time.Date(2026, 1, 10, 10, 0, 0, 0, time.UTC)},
+		{"no stamp", "Traceback (most recent call last):", time.Time{}},
+		{"bad month", "[2026-13-10 11:00:01] x", time.Time{}},
+	}
+	r := NewReader(loc, now)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.Of(tt.line)
+			want := int64(0)
+			if !tt.want.IsZero() {
+				want = tt.want.UnixNano()
+			}
+			if got != want {
+				t.Errorf("Of = %v, want %v", time.Unix(0, got), tt.want)
+			}
+		})
+	}
+}
+
+func TestParseRefusesMalformedText(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		kind Kind
+	}{
+		{"2026-01-10 11:00", SGLang},
+		{"2026-01-10 11:00:01.x", SGLang},
+		{"01-10 11:00", VLLM},
+		{"2026-01-10T10:00:00", ISO},
+		{"01/10/2026-11:00", TRT},
+		{"2026-01-10 11:00:01", 0},
+	} {
+		if _, ok := Parse(tt.text, tt.kind, time.UTC, time.Now()); ok {
+			t.Errorf("Parse(%q, %c) accepted it", tt.text, tt.kind)
+		}
+	}
+}
