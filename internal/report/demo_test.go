@@ -10,6 +10,7 @@ import (
 
 	"vigil/internal/bench"
 	"vigil/internal/history"
+	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
 )
 
@@ -21,15 +22,15 @@ import (
 
 var demoT0 = time.Date(2026, 11, 23, 9, 12, 40, 0, time.UTC)
 
-func ph(kv ...any) []history.Phase {
-	var out []history.Phase
+func ph(kv ...any) []learn.Phase {
+	var out []learn.Phase
 	for i := 0; i+1 < len(kv); i += 2 {
-		out = append(out, history.Phase{Name: kv[i].(string), Seconds: kv[i+1].(float64)})
+		out = append(out, learn.Phase{Name: kv[i].(string), Seconds: kv[i+1].(float64)})
 	}
 	return out
 }
 
-func total(p []history.Phase) float64 {
+func total(p []learn.Phase) float64 {
 	var s float64
 	for _, x := range p {
 		s += x.Seconds
@@ -116,7 +117,7 @@ func demo() []demoStartup {
 	sgOOM := ph("launch", 4.0, "init", 9.1, "distributed", 20.1, "weights", 168.9, "kv_cache", 6.2)
 	sgSlow := ph("launch", 4.0, "init", 8.8, "distributed", 20.3, "weights", 169.7, "kv_cache", 13.6, "compile", 22.0, "cuda_graph", 72.4, "warmup", 12.0, "serving", 10.4)
 
-	sg := func(d time.Duration, p []history.Phase, c srvconfig.Config) history.Startup {
+	sg := func(d time.Duration, p []learn.Phase, c srvconfig.Config) history.Startup {
 		return history.Startup{StartedAt: at(d), Server: "sglang", Version: "0.5.6", Model: "nvidia/DeepSeek-R1-0528-FP4",
 			Host: host, GPUs: gpus, Config: c, Fingerprint: srvconfig.Fingerprint("sglang", c),
 			Phases: p, TotalSeconds: total(p), Verdict: "ready", Phase: "ready", LogPath: "/var/log/vigil/sglang-r1.log"}
