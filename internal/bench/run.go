@@ -47,10 +47,10 @@ type SLOLimits struct {
 
 // Level is the outcome of one concurrency level.
 type Level struct {
-	Concurrency  int       `json:"concurrency"`
-	Completed    int       `json:"completed"`
-	Failed       int       `json:"failed"`
-	Failures     []Failure `json:"failures,omitempty"`
+	Concurrency int       `json:"concurrency"`
+	Completed   int       `json:"completed"`
+	Failed      int       `json:"failed"`
+	Failures    []Failure `json:"failures,omitempty"`
 	// ServerErrors counts the requests that ended in an error event the
 	// server sent inside its stream (they are among Failed).
 	ServerErrors int `json:"server_errors,omitempty"`
@@ -60,8 +60,8 @@ type Level struct {
 	Resent int `json:"resent,omitempty"`
 	// Warmup is set when the level never ran because every warmup request
 	// failed; Failed and Failures are then the warmup's.
-	Warmup bool `json:"warmup_failed,omitempty"`
-	OutputTokens int       `json:"output_tokens"`
+	Warmup       bool `json:"warmup_failed,omitempty"`
+	OutputTokens int  `json:"output_tokens"`
 	// TokensFrom says where output tokens were counted: "usage" (the
 	// server's report), "chunks" (text events that arrived) or "mixed".
 	TokensFrom  string   `json:"tokens_from"`
