@@ -16,6 +16,9 @@ Options:
                           and then stop the server (the scenario keeps serving)
   --hide PATH=NAME        write NAME for PATH in lines and argv (no local paths)
   --vigil-arg ARG         an argument for vigil (repeatable)
+  --delay SECONDS         shift every event by this much (default 1): a real
+                          failure is over in 0.1 s, before an attached vigil
+                          has started; the lines and their spacing stay real
   --summary TEXT, --source TEXT
 """
 
@@ -24,6 +27,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -42,6 +46,7 @@ def main() -> int:
     ap.add_argument("--expect", required=True)
     ap.add_argument("--signal-at", default="")
     ap.add_argument("--serve-for", type=float, default=1.0)
+    ap.add_argument("--delay", type=float, default=1.0)
     ap.add_argument("--hide", action="append", default=[])
     ap.add_argument("--vigil-arg", action="append", default=[])
     ap.add_argument("--summary", default="")
@@ -94,6 +99,11 @@ def main() -> int:
                     code, body = r.status, r.read().decode()
             except urllib.error.HTTPError as e:
                 code, body = e.code, e.read().decode()
+            except (TimeoutError, socket.timeout):
+                continue  # no answer (a stopped server): the port keeps its state
+            except urllib.error.URLError as e:
+                if isinstance(e.reason, (TimeoutError, socket.timeout)):
+                    continue
             except OSError:
                 pass
             if (code, body) != last:
@@ -137,11 +147,14 @@ def main() -> int:
         t.join()
 
     timeline = []
-    hang_at = round(t_end, 3)
+    hang_at = round(t_end + a.delay, 3)
+    stopped_at = next((t for t, k, v in events if k == "sent" and v == signal.SIGSTOP), None)
     for t, kind, v in sorted(events, key=lambda e: e[0]):
-        if end and end[0] == "hang" and t > t_end:
-            continue
-        t = round(t, 3)
+        if stopped_at is not None and t > stopped_at:
+            continue  # a stopped process prints and answers nothing more
+        if t > t_end:
+            continue  # what came after the recording stopped the server
+        t = round(t + a.delay, 3)
         if kind in ("out", "err"):
             timeline.append({"t": t, kind: v})
         elif kind == "health":
@@ -153,11 +166,12 @@ def main() -> int:
             end = ("hang", "idle")
             hang_at = t
     if end:
-        at = hang_at if end[0] == "hang" else round(t_end, 3)
+        at = hang_at if end[0] == "hang" else round(t_end + a.delay, 3)
         timeline.append({"t": at, end[0]: end[1]})
     expect = json.loads(a.expect)
     last = max(e["t"] for e in timeline)
-    expect.setdefault("decided_by", round(last + 4, 1))
+    # A stall is only called after --stall-after of quiet (3 s here).
+    expect.setdefault("decided_by", round(last + (8 if expect.get("verdict") == "stalled" else 4), 1))
     sc = {
         "id": a.id,
         "server": "llamacpp",
