@@ -222,6 +222,9 @@ run_case ready-big-no-mmap ready -- -m "$M/big.gguf" --no-mmap
 run_case model-missing failed/model_load -- -m "$M/missing.gguf"
 run_case model-truncated failed/model_load -- -m "$M/truncated.gguf"
 run_case model-not-gguf failed/model_load -- -m "$M/notgguf.gguf"
+# This build has no OpenSSL, so -hf fails at once: a download failure
+# that nothing else on this machine could produce without a network.
+run_case model-download-no-https failed/model_load -- -hf ggml-org/nosuch-GGUF
 run_case model-unknown-arch failed/config -- -m "$M/unknown-arch.gguf"
 run_case flag-unknown failed/config -- -m "$M/tiny.gguf" --no-such-flag
 run_case flag-bad-value failed/config -- -m "$M/tiny.gguf" -c lots
@@ -372,7 +375,7 @@ L=$WORK/logs
 # A log cannot show a signal or a stop: those runs end without a verdict.
 for c in ready-default:ready ready-verbose:ready ready-big-no-mmap:ready \
     model-missing:failed/model_load model-truncated:failed/model_load model-not-gguf:failed/model_load \
-    model-unknown-arch:failed/config flag-unknown:failed/config flag-bad-value:failed/config \
+    model-download-no-https:failed/model_load model-unknown-arch:failed/config flag-unknown:failed/config flag-bad-value:failed/config \
     flag-bad-choice:failed/config flag-ssl-unsupported:failed/config \
     kv-cache-host-oom:failed/host_oom port-in-use:failed/port_in_use \
     sigstop-loading:none sigsegv-loading:none sigkill-loading:none; do
@@ -396,39 +399,42 @@ if [ -n "${RECORD:-}" ]; then
         local port
         port=$(free_port)
         "$PY" "$HERE/record.py" --out "$RECORD/$id.json" --id "$id" --port "$port" --expect "$expect" \
-            --summary "$summary" --hide "$M=/models" --hide "$LLAMA=llama-server" "${opts[@]}" \
-            -- "$LLAMA" -m "$@" --port "$port" || say "recording $id failed"
+            --summary="$summary" --hide "$M=/models" --hide "$LLAMA=llama-server" "${opts[@]}" \
+            -- "$LLAMA" "$@" --port "$port" || say "recording $id failed"
     }
     rec llamacpp-real-ready-default '{"verdict":"ready","phase":"ready"}' \
         "A default start of a tiny random-weights model: a dozen prefixed lines, ready once it says model loaded." \
-        --vigil-arg=--stall-after --vigil-arg 5s --vigil-arg=--timeout --vigil-arg 30s -- "$M/tiny.gguf"
+        --vigil-arg=--stall-after --vigil-arg 5s --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf"
     rec llamacpp-real-ready-verbose '{"verdict":"ready","phase":"ready"}' \
         "A start at -lv 4: the loader, print_info, KV cache and warm-up lines as well." \
-        --vigil-arg=--stall-after --vigil-arg 5s --vigil-arg=--timeout --vigil-arg 30s -- "$M/tiny.gguf" -lv 4
+        --vigil-arg=--stall-after --vigil-arg 5s --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf" -lv 4
     rec llamacpp-real-model-missing '{"verdict":"failed","cause":"model_load"}' \
         "The model file does not exist: gguf_init_from_file fails and the server exits 1." \
-        --vigil-arg=--timeout --vigil-arg 30s -- "$M/missing.gguf"
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/missing.gguf"
     rec llamacpp-real-model-truncated '{"verdict":"failed","cause":"model_load"}' \
         "A GGUF file cut in half: a tensor's data lies outside the file; the server exits 1." \
-        --vigil-arg=--timeout --vigil-arg 30s -- "$M/truncated.gguf"
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/truncated.gguf"
     rec llamacpp-real-model-not-gguf '{"verdict":"failed","cause":"model_load"}' \
         "A file of random bytes given as the model: invalid magic; the server exits 1." \
-        --vigil-arg=--timeout --vigil-arg 30s -- "$M/notgguf.gguf"
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/notgguf.gguf"
+    rec llamacpp-real-model-download-no-https '{"verdict":"failed","cause":"model_load"}' \
+        "-hf on a build without OpenSSL: the download fails before the banner, then the loader fails without a file; the server exits 1." \
+        --vigil-arg=--timeout --vigil-arg 30s -- -hf ggml-org/nosuch-GGUF
     rec llamacpp-real-model-unknown-arch '{"verdict":"failed","cause":"config"}' \
         "A GGUF model of an architecture this build does not know: the loader says so and the server exits 1." \
-        --vigil-arg=--timeout --vigil-arg 30s -- "$M/unknown-arch.gguf"
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/unknown-arch.gguf"
     rec llamacpp-real-flag-unknown '{"verdict":"failed","cause":"config"}' \
         "An argument this build does not know: the parser says so and exits 1." \
-        --vigil-arg=--timeout --vigil-arg 30s -- "$M/tiny.gguf" --no-such-flag
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf" --no-such-flag
     rec llamacpp-real-flag-bad-value '{"verdict":"failed","cause":"config"}' \
         "A context size that is not a number: the argument handler fails and the server exits 1." \
-        --vigil-arg=--timeout --vigil-arg 30s -- "$M/tiny.gguf" -c lots
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf" -c lots
     rec llamacpp-real-kv-cache-host-oom '{"verdict":"failed","cause":"host_oom"}' \
         "A context of 4M tokens: the KV cache needs far more than the host's memory; allocation fails and the server exits 1." \
-        --vigil-arg=--timeout --vigil-arg 30s -- "$M/big.gguf" --no-mmap -c 4000000
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/big.gguf" --no-mmap -c 4000000
     rec llamacpp-real-sigstop-loading '{"verdict":"stalled","phase":"weights"}' \
         "The server is stopped (SIGSTOP) while it reads a 1 GB model: no output, no CPU, the port answers 503 or nothing." \
-        --signal-at 'loading model:STOP' --vigil-arg=--stall-after --vigil-arg 3s --vigil-arg=--timeout --vigil-arg 30s -- "$M/big.gguf" --no-mmap
+        --signal-at 'loading model:STOP' --vigil-arg=--stall-after --vigil-arg 3s --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/big.gguf" --no-mmap
     # Not recorded: a crash by a signal that prints nothing (sigsegv-loading)
     # leaves a log that cannot show it, which explain checks would hold
     # against vigil; the live case above covers it.
