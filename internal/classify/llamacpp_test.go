@@ -49,6 +49,10 @@ func TestLlamaCppRealLines(t *testing.T) {
 		// -hf on a build without OpenSSL.
 		{name: "no https", line: "0.00.017.959 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:", rule: "llamacpp.no_https", cause: v.ModelLoad, error: true},
 		{name: "no commit", line: "0.00.017.985 W get_repo_files: failed to resolve commit for ggml-org/nosuch-GGUF", benign: true},
+		// Download failures: common/download.cpp and tools/server/server.cpp
+		// (b10587), lines as the source writes them.
+		{name: "download attempts", line: "0.12.004.117 E common_download_file_single_online: download failed after 3 attempts", rule: "llamacpp.download", cause: v.ModelLoad, phase: v.Weights, error: true},
+		{name: "download model", line: "0.12.004.201 E srv  llama_server: failed to download model: download failed", rule: "llamacpp.download", cause: v.ModelLoad, error: true},
 		// A model of an architecture this build does not know.
 		{name: "unknown arch", line: "0.00.063.166 E llama_model_load: error loading model: unknown model architecture: 'vigil-nosuch'", rule: "llamacpp.arch", cause: v.Config, phase: v.Weights, error: true},
 		// The port is taken.

@@ -213,7 +213,7 @@ var llamacpp = &Profile{
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		{ID: "llamacpp.download", Matcher: re("download failed after|failed to download", `download failed after \d+ attempts|failed to download (model|file)`), Cause: v.ModelLoad, Title: "the model could not be downloaded",
 			Hint: "check the network path to the Hub (proxy, HF_ENDPOINT) and free disk space in the cache (LLAMA_CACHE), or download the GGUF ahead of time and pass it with -m"},
-		// common/download.cpp (b10587) on a build without OpenSSL: -hf and
+		// common/http.h (b10587) on a build without OpenSSL: -hf and
 		// --model-url cannot fetch anything. Printed before the banner.
 		{ID: "llamacpp.no_https", Matcher: lit("HTTPS is not supported"), Cause: v.ModelLoad, Title: "this build cannot download the model (no HTTPS support)",
 			Hint: "download the GGUF file another way and pass it with -m, or use a build made with OpenSSL (LLAMA_OPENSSL=ON)"},
