@@ -71,6 +71,16 @@ func TestLlamaCppRealLines(t *testing.T) {
 		{name: "cpu buffer", line: "0.03.999.397 E alloc_tensor_range: failed to allocate CPU buffer of size 262144000000", rule: "ggml.host_buffer", cause: v.HostOOM, error: true},
 		{name: "kv buffer", line: "0.04.013.827 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache", rule: "llamacpp.kv_alloc", cause: v.HostOOM, error: true},
 	}
+	// Every rule of the profile is asserted on a line here.
+	asserted := map[string]bool{}
+	for _, tt := range tests {
+		asserted[tt.rule] = true
+	}
+	for _, r := range llamacpp.Failures {
+		if !asserted[r.ID] {
+			t.Errorf("rule %s has no real line in this table", r.ID)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := llamacpp.Classify(tt.line)
