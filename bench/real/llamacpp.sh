@@ -105,7 +105,7 @@ mk unknown-arch tiny vigil-nosuch || exit 2
 head -c $(($(stat -c %s "$M/tiny.gguf") / 2)) "$M/tiny.gguf" >"$M/truncated.gguf"
 head -c 1048576 /dev/urandom >"$M/notgguf.gguf"
 
-# --- helpers -----------------------------------------------------------------
+# --- functions -----------------------------------------------------------------
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
