@@ -42,8 +42,9 @@ type scenarioResult struct {
 	checks   map[string]string
 }
 
-// TestScenarios plays every scenario of testdata/scenarios (ours) and
-// testdata/scenarios/shared (the incident scenarios) as a real fake server
+// TestScenarios plays every scenario of testdata/scenarios (ours),
+// testdata/scenarios/shared (the incident scenarios) and
+// testdata/scenarios/real (recorded from real servers) as a real fake server
 // and judges vigil the way shared/tools/evaluate.py does: in run mode
 // (vigil launches the player) unless the scenario has a stale log, and in
 // watch mode (vigil attaches to a running player through its log and pid).
@@ -57,7 +58,7 @@ func TestScenarios(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
 	var files []string
-	for _, dir := range []string{"testdata/scenarios", "testdata/scenarios/shared"} {
+	for _, dir := range []string{"testdata/scenarios", "testdata/scenarios/shared", "testdata/scenarios/real"} {
 		m, err := filepath.Glob(filepath.Join(root, dir, "*.json"))
 		if err != nil {
 			t.Fatal(err)

@@ -36,6 +36,7 @@ type Options struct {
 	Timeout      time.Duration   // per request
 	StallTimeout time.Duration   // a stream silent this long fails
 	Tolerance    float64         // a fraction: 0.10 lets a level fall 10% below its baseline
+	MaxFailures  float64         // a fraction: 0.05 lets 5% of a level's requests fail
 	Baseline     string          // a result file, or reference figures 'c=1:67.76,c=8:410'; "" for none
 }
 
@@ -52,6 +53,7 @@ func DefaultOptions() Options {
 		Timeout:      10 * time.Minute,
 		StallTimeout: time.Minute,
 		Tolerance:    0.10,
+		MaxFailures:  0.05,
 	}
 }
 
@@ -79,6 +81,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("warmup must be 0 or more, got %d", o.Warmup)
 	case o.Tolerance < 0 || o.Tolerance >= 1:
 		return fmt.Errorf("tolerance must be from 0%% to below 100%%, got %g%%", o.Tolerance*100)
+	case o.MaxFailures < 0 || o.MaxFailures > 1:
+		return fmt.Errorf("allowed failures must be from 0%% to 100%%, got %g%%", o.MaxFailures*100)
 	case o.Timeout <= 0:
 		return fmt.Errorf("timeout must be positive, got %v", o.Timeout)
 	}
@@ -114,6 +118,16 @@ func ParseTolerance(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
 	if err != nil || v < 0 || v >= 100 {
 		return 0, fmt.Errorf("tolerance %q: want a percentage from 0 to below 100, like 10%%", s)
+	}
+	return v / 100, nil
+}
+
+// ParseMaxFailures reads the share of a level's requests that may fail:
+// "5%" or "5" both mean 5%; "0" allows none.
+func ParseMaxFailures(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || v < 0 || v > 100 {
+		return 0, fmt.Errorf("allowed failures %q: want a percentage from 0 to 100, like 5%%", s)
 	}
 	return v / 100, nil
 }
@@ -236,6 +250,8 @@ func (o *Options) set(k, v string) error {
 		o.SLO, err = ParseSLO(v)
 	case "tolerance":
 		o.Tolerance, err = ParseTolerance(v)
+	case "max-failures":
+		o.MaxFailures, err = ParseMaxFailures(v)
 	case "baseline":
 		o.Baseline = v
 	case "ignore-eos":

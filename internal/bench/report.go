@@ -30,8 +30,14 @@ func (r *Result) Judge(ctx context.Context, src BaselineSource, tolerance float6
 func (r *Result) Problems() []string {
 	var out []string
 	for _, lv := range r.Levels {
-		if lv.Completed == 0 {
+		switch {
+		case lv.Warmup:
+			out = append(out, fmt.Sprintf("c=%d: all %d warmup requests failed; later levels were not run", lv.Concurrency, lv.Failed))
+		case lv.Completed == 0:
 			out = append(out, fmt.Sprintf("c=%d: no request completed", lv.Concurrency))
+		case lv.tooManyFailures(r.MaxFailuresPct / 100):
+			out = append(out, fmt.Sprintf("c=%d: %d of %d requests failed, more than the %g%% allowed",
+				lv.Concurrency, lv.Failed, lv.Completed+lv.Failed, r.MaxFailuresPct))
 		}
 	}
 	if r.Baseline != nil {
@@ -80,8 +86,17 @@ func WriteText(w io.Writer, r *Result) error {
 
 	var cpu []string
 	for _, lv := range r.Levels {
+		if lv.Warmup {
+			fmt.Fprintf(&b, "c=%d: every warmup request failed, so the level was not measured\n", lv.Concurrency)
+		}
 		for _, f := range lv.Failures {
 			fmt.Fprintf(&b, "c=%d: %d failed: %s (%s)\n", lv.Concurrency, f.Count, f.Reason, f.Example)
+		}
+		if lv.ServerErrors > 0 {
+			fmt.Fprintf(&b, "c=%d: %d requests ended in an error event inside the stream\n", lv.Concurrency, lv.ServerErrors)
+		}
+		if lv.Resent > 0 {
+			fmt.Fprintf(&b, "c=%d: %d requests were sent again on a fresh connection: the server had closed the kept-alive one (not failures)\n", lv.Concurrency, lv.Resent)
 		}
 		switch lv.TokensFrom {
 		case "chunks":

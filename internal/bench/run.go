@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -29,8 +30,11 @@ type Result struct {
 	SLO       *SLOLimits  `json:"slo,omitempty"`
 	Levels    []Level     `json:"levels"`
 	Baseline  *Comparison `json:"baseline,omitempty"`
-	// OK is false when a level completed no request or fell below its
-	// baseline: `vigil bench` then exits 1.
+	// MaxFailuresPct is the share of a level's requests that may fail.
+	MaxFailuresPct float64 `json:"max_failures_pct"`
+	// OK is false when a level completed no request, had more failures
+	// than MaxFailuresPct allows, or fell below its baseline: `vigil bench`
+	// then exits 1.
 	OK bool `json:"ok"`
 }
 
@@ -43,11 +47,21 @@ type SLOLimits struct {
 
 // Level is the outcome of one concurrency level.
 type Level struct {
-	Concurrency  int       `json:"concurrency"`
-	Completed    int       `json:"completed"`
-	Failed       int       `json:"failed"`
-	Failures     []Failure `json:"failures,omitempty"`
-	OutputTokens int       `json:"output_tokens"`
+	Concurrency int       `json:"concurrency"`
+	Completed   int       `json:"completed"`
+	Failed      int       `json:"failed"`
+	Failures    []Failure `json:"failures,omitempty"`
+	// ServerErrors counts the requests that ended in an error event the
+	// server sent inside its stream (they are among Failed).
+	ServerErrors int `json:"server_errors,omitempty"`
+	// Resent counts the requests sent again on a fresh connection because
+	// the server had closed the kept-alive one (llama-server does after an
+	// error event): the server never saw them, so they are no failure.
+	Resent int `json:"resent,omitempty"`
+	// Warmup is set when the level never ran because every warmup request
+	// failed; Failed and Failures are then the warmup's.
+	Warmup       bool `json:"warmup_failed,omitempty"`
+	OutputTokens int  `json:"output_tokens"`
 	// TokensFrom says where output tokens were counted: "usage" (the
 	// server's report), "chunks" (text events that arrived) or "mixed".
 	TokensFrom  string   `json:"tokens_from"`
@@ -103,6 +117,7 @@ func Run(ctx context.Context, c *openai.Client, o Options, progress *Progress) (
 	res := &Result{
 		URL: redactURL(c.BaseURL), Model: o.Model, Endpoint: o.Endpoint.Path(),
 		InputLen: o.InputLen, OutputLen: o.OutputLen, IgnoreEOS: o.IgnoreEOS, Started: now(),
+		MaxFailuresPct: round(o.MaxFailures*100, 3),
 	}
 	if !o.SLO.IsZero() {
 		res.SLO = &SLOLimits{TTFT: ms(float64(o.SLO.TTFT)), TPOT: ms(float64(o.SLO.TPOT)), E2E: ms(float64(o.SLO.E2E))}
@@ -140,7 +155,12 @@ func Run(ctx context.Context, c *openai.Client, o Options, progress *Progress) (
 				return nil, ctx.Err()
 			}
 			if w.completed == 0 {
-				return nil, fmt.Errorf("all %d warmup requests at concurrency %d failed: %v", n, conc, w.firstErr)
+				// The levels before this one stand; the ones after it
+				// would only fail the same way.
+				lv := w.summarize(conc, o.SLO)
+				lv.Warmup = true
+				res.Levels = append(res.Levels, lv)
+				break
 			}
 		}
 		n := o.Requests
@@ -162,11 +182,18 @@ func Run(ctx context.Context, c *openai.Client, o Options, progress *Progress) (
 	}
 	res.OK = true
 	for _, lv := range res.Levels {
-		if lv.Completed == 0 {
+		if lv.Completed == 0 || lv.tooManyFailures(o.MaxFailures) {
 			res.OK = false
 		}
 	}
 	return res, nil
+}
+
+// tooManyFailures reports whether more than max (a fraction) of the
+// level's requests failed.
+func (lv Level) tooManyFailures(max float64) bool {
+	total := lv.Completed + lv.Failed
+	return total > 0 && float64(lv.Failed) > max*float64(total)
 }
 
 // warmupTokens bounds the answers to warmup requests.
@@ -189,6 +216,7 @@ type record struct {
 	tokens          int
 	prompt          int
 	usage           bool
+	resent          int
 	err             error
 }
 
@@ -227,10 +255,10 @@ func (r *runner) level(ctx context.Context, conc, n int, dur time.Duration) leve
 				rctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 				r.c.Stream(rctx, r.path, body, &res)
 				cancel()
-				rec := record{err: res.Err, send: res.Send}
+				rec := record{err: res.Err, send: res.Send, resent: res.Resent}
 				if res.Err == nil {
 					rec = record{ttft: res.TTFT, last: res.Last, e2e: res.End, send: res.Send, tokens: res.OutputTokens(),
-						prompt: res.PromptTokens, usage: res.UsageTokens >= 0}
+						prompt: res.PromptTokens, usage: res.UsageTokens >= 0, resent: res.Resent}
 					for j := 1; j < len(res.Times); j++ {
 						itls = append(itls, res.Times[j]-res.Times[j-1])
 					}
@@ -264,8 +292,13 @@ func (d *levelData) summarize(conc int, slo SLO) Level {
 	var good, withUsage, promptN, promptSum int
 	failures := map[string]*Failure{}
 	for _, rec := range d.records {
+		lv.Resent += rec.resent
 		if rec.err != nil {
 			lv.Failed++
+			var se *openai.ServerError
+			if errors.As(rec.err, &se) {
+				lv.ServerErrors++
+			}
 			reason := openai.Reason(rec.err)
 			f := failures[reason]
 			if f == nil {

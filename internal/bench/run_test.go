@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,8 +151,46 @@ func TestRunCountsFailures(t *testing.T) {
 	if lv.OutputTokens != 2*o.OutputLen {
 		t.Errorf("got %d output tokens, want only the completed requests' %d", lv.OutputTokens, 2*o.OutputLen)
 	}
-	if !res.OK {
-		t.Errorf("got OK false; some requests completed")
+	if lv.ServerErrors != 2 {
+		t.Errorf("got %d in-stream error events, want 2", lv.ServerErrors)
+	}
+	// 14 of 16 failed: far above the default 5% allowed.
+	if res.OK || len(res.Problems()) != 1 || !strings.Contains(res.Problems()[0], "14 of 16 requests failed, more than the 5% allowed") {
+		t.Errorf("got OK %v, problems %q; want not OK for too many failures", res.OK, res.Problems())
+	}
+}
+
+func TestRunFailureThreshold(t *testing.T) {
+	tests := []struct {
+		name   string
+		max    float64
+		wantOK bool
+	}{
+		{"one in four is above 5%", 0.05, false},
+		{"one in four is within 25%", 0.25, true},
+		{"none allowed", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := quick()
+			o.MaxFailures = tt.max
+			_, c := fake(t, openaitest.Config{Fault: func(n int64) openaitest.Fault {
+				if n == 2 {
+					return openaitest.Status500
+				}
+				return openaitest.None
+			}}, o)
+			res, err := Run(t.Context(), c, o, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lv := res.Levels[0]; lv.Failed != 1 || lv.Completed != 3 {
+				t.Fatalf("got %d failed, %d completed; want 1, 3", lv.Failed, lv.Completed)
+			}
+			if res.OK != tt.wantOK {
+				t.Errorf("got OK %v, want %v (problems %q)", res.OK, tt.wantOK, res.Problems())
+			}
+		})
 	}
 }
 
@@ -171,12 +210,44 @@ func TestRunWarmupFailureStopsTheRun(t *testing.T) {
 	o := quick()
 	o.Warmup = 2
 	s, c := fake(t, openaitest.Config{Fault: func(int64) openaitest.Fault { return openaitest.Status429 }}, o)
-	_, err := Run(t.Context(), c, o, nil)
-	if err == nil {
-		t.Fatal("got no error, want the warmup failure")
+	res, err := Run(t.Context(), c, o, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if reqs, _ := s.Stats(); reqs != 2 {
 		t.Errorf("server got %d requests, want only the 2 warmup ones", reqs)
+	}
+	if res.OK || len(res.Levels) != 1 || !res.Levels[0].Warmup || res.Levels[0].Failed != 2 {
+		t.Errorf("got OK %v, levels %+v; want one level whose warmup failed", res.OK, res.Levels)
+	}
+}
+
+// TestRunKeepsLevelsBeforeAFailedOne: a server that breaks at the second
+// level leaves the first level's figures in the result.
+func TestRunKeepsLevelsBeforeAFailedOne(t *testing.T) {
+	o := quick()
+	o.Concurrency = []int{1, 2, 4}
+	o.Warmup = 1
+	// Requests 0 (warmup) to 4 make the first level; then all fail.
+	s, c := fake(t, openaitest.Config{Fault: func(n int64) openaitest.Fault {
+		if n >= 5 {
+			return openaitest.Status500
+		}
+		return openaitest.None
+	}}, o)
+	res, err := Run(t.Context(), c, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Levels) != 2 || res.Levels[0].Completed != 4 || !res.Levels[1].Warmup || res.OK {
+		t.Fatalf("got OK %v, levels %+v; want c=1 measured and c=2 failed in warmup", res.OK, res.Levels)
+	}
+	if reqs, _ := s.Stats(); reqs != 7 {
+		t.Errorf("server got %d requests, want 7 (c=4 not run)", reqs)
+	}
+	var b strings.Builder
+	if err := WriteText(&b, res); err != nil || !strings.Contains(b.String(), "c=2: every warmup request failed") {
+		t.Errorf("report %q does not say the warmup failed", b.String())
 	}
 }
 

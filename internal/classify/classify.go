@@ -29,6 +29,18 @@ type Class struct {
 	Ready bool
 }
 
+// IsError reports whether the line is an error, whether or not a rule
+// knows it: a failure rule's line, a traceback, an exception, or a line
+// whose level is error or critical (llama.cpp "E", "ERROR", "CRITICAL",
+// glog "E"/"F"). Benign lines and warnings (CORS, deprecations) are not.
+// When no rule explains a failure these are the evidence to show first.
+func (c *Class) IsError() bool {
+	if c.Benign {
+		return false
+	}
+	return c.Failure != nil || c.Exception || c.Traceback || c.Level == "error" || c.Level == "critical"
+}
+
 // Classify tells what one line of this server's output means.
 func (pr *Profile) Classify(line string) Class {
 	// The prefilter (prefilter.go) evaluates the rules below in this

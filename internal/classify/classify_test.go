@@ -29,7 +29,7 @@ func TestParse(t *testing.T) {
 		{"tgi warn", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: custom kernels", "custom kernels", "", "warning", "iso"},
 		{"torch glog warning", "[rank0]:[W1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] Warning: x", "Warning: x", "rank0", "warning", ""},
 		{"python warning", "/usr/lib/x.py:12: UserWarning: CUDA initialization: something", "/usr/lib/x.py:12: UserWarning: CUDA initialization: something", "", "warning", ""},
-		{"llama prefix", "0.00.347.618 W common_init_from_params: warming up", "common_init_from_params: warming up", "", "warning", ""},
+		{"llama prefix", "0.00.347.618 W common_init_from_params: warming up", "common_init_from_params: warming up", "", "warning", "llamacpp"},
 		{"plain", "Traceback (most recent call last):", "Traceback (most recent call last):", "", "", ""},
 	}
 	for _, tt := range tests {

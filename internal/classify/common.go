@@ -49,6 +49,11 @@ var waiting = []Matcher{
 // Order matters: the first rule that matches a line wins, so specific rules
 // come before general ones (a CUDA out-of-memory error is gpu_oom, not cuda).
 var commonFailures = []FailureRule{
+	// Ray's memory monitor kills workers before the kernel does; its
+	// OutOfMemoryError is the host's memory, not the GPU's (ray
+	// python/ray/exceptions.py, src/ray/raylet/node_manager.cc, 2.4x).
+	{ID: "ray.memory_monitor", Matcher: re("killed due to memory pressure|running low on memory", `killed due to memory pressure \(OOM\)|killed due to the node running low on memory`), Cause: v.HostOOM, Title: "Ray's memory monitor killed a worker: the host ran out of memory",
+		Hint: hostMemoryHint},
 	// gpu_oom
 	{ID: "torch.cuda_oom", Matcher: lit("CUDA out of memory"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
@@ -67,6 +72,18 @@ var commonFailures = []FailureRule{
 		Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`, load weights with fewer threads or less host staging, add swap or RAM, or run fewer servers per host"},
 	{ID: "mp.exitcode9", Matcher: re("-9|signal 9|signal: 9", `(?i)exit ?code:? ?-9\b|exitcode: -9\b|\{[^}]*: -9\}|with signal 9\b|signal: 9 \(SIGKILL\)`), Cause: v.HostOOM, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
 		Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`, load weights with fewer threads or less host staging, add swap or RAM, or run fewer servers per host"},
+	// ggml (llama.cpp build 10587 3f545bec): ggml/src/ggml.c
+	// ggml_aligned_malloc, ggml/src/ggml-alloc.c and src/llama-model.cpp
+	// name the buffer type; "CPU" is host memory. A GPU's failure names its
+	// backend (llamacpp.alloc) and comes first.
+	{ID: "ggml.host_malloc", Matcher: re("insufficient memory", `^ggml_aligned_malloc: insufficient memory`), Cause: v.HostOOM, Title: "the host ran out of memory for a buffer",
+		Hint: hostMemoryHint},
+	{ID: "ggml.host_buffer", Matcher: re("CPU buffer|CPU_Mapped buffer|CPU_REPACK buffer", `(failed|unable) to allocate CPU(_Mapped|_REPACK)? buffer`), Cause: v.HostOOM, Title: "the host ran out of memory for a buffer",
+		Hint: hostMemoryHint},
+	{ID: "ggml.cpu_alloc", Matcher: lit("ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer"), Cause: v.HostOOM, Title: "the host ran out of memory for a buffer",
+		Hint: hostMemoryHint},
+	{ID: "llamacpp.kv_alloc", Matcher: lit("failed to allocate buffer for kv cache"), Cause: v.HostOOM, Title: "the KV cache does not fit in memory",
+		Hint: hostMemoryHint},
 	// nccl
 	{ID: "torch.tcpstore_bind", Matcher: re("server socket has failed", `server socket has failed to (listen|bind)`), Cause: v.NCCL, Title: "the distributed rendezvous port is already taken",
 		Hint: "another job holds the rendezvous port: choose a free one (MASTER_PORT, --dist-init-addr, --nccl-port) or stop the leftover processes"},
@@ -108,6 +125,11 @@ var commonFailures = []FailureRule{
 		Hint: "upgrade the driver or install a torch build for an older CUDA; in containers check the host driver and the NVIDIA container toolkit"},
 	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
 		Hint: "check CUDA_VISIBLE_DEVICES, the container's --gpus flag and nvidia-smi"},
+	// torch/csrc/cuda/Module.cpp and c10/cuda/CUDAFunctions.cpp (torch
+	// 2.x): the driver answered cudaGetDeviceCount() with an error; 802 is
+	// a fabric manager that is not running on an NVSwitch machine.
+	{ID: "cuda.init", Matcher: re("cudaGetDeviceCount", `Unexpected error from cudaGetDeviceCount\(\)|cudaGetDeviceCount\(\).*Error \d+`), Cause: v.CUDA, Title: "CUDA could not be initialised",
+		Hint: "the driver refused to start CUDA: Error 802 (system not yet initialized) on HGX/DGX machines means nvidia-fabricmanager is not running or does not match the driver version (systemctl status nvidia-fabricmanager); otherwise check nvidia-smi and dmesg for Xid errors"},
 	{ID: "cuda.launch_failure", Matcher: lit("unspecified launch failure"), Cause: v.CUDA, Title: "a CUDA kernel launch failed",
 		Hint: "check dmesg for Xid errors and the GPU's health (nvidia-smi -q); rerun with CUDA_LAUNCH_BLOCKING=1"},
 	{ID: "cuda.blas", Matcher: re("_STATUS_|cuBLAS error|cuDNN error", `CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|cuBLAS error|cuDNN error`), Cause: v.CUDA, Title: "a cuBLAS/cuDNN call failed",
@@ -174,12 +196,18 @@ var commonFailures = []FailureRule{
 		Hint: "install the missing library (CUDA runtime, libnccl, libstdc++) or fix LD_LIBRARY_PATH"},
 	{ID: "py.import", Matcher: re("ImportError|ModuleNotFoundError|No module named", `(^|\s)(ImportError|ModuleNotFoundError)\b|No module named`), Cause: v.Dependency, Title: "a Python module could not be imported",
 		Hint: "install the missing package (or the matching version) in the server's environment"},
+	// Servers say they give up in these words (llama.cpp "exiting due to
+	// model loading error"); an unknown one still ends the start.
+	{ID: "generic.exiting_due_to", Matcher: re("xiting due to", `(?i)^(?:\w+: )?exiting due to \w`), Fatal: true, Title: "the server gave up"},
 	// crash
 	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|Bus error|core dumped", `Segmentation fault|SIGSEGV|Bus error|core dumped`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
 		Hint: "a native extension crashed: check versions of torch, the CUDA driver and the server's kernels; `dmesg` may show the faulting library"},
 	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid`), Cause: v.Crash, Title: "a server process aborted",
 		Hint: "a native component aborted: the lines above it usually name it; check versions and the GPU's health"},
 }
+
+// hostMemoryHint is the advice for every host_oom cause.
+const hostMemoryHint = "the host ran out of memory (RAM): free memory or add RAM/swap; for llama.cpp keep the weights mmap-ed (no --no-mmap, no --mlock), lower the context (-c) and the number of slots (-np), or quantize the KV cache (-ctk/-ctv q8_0); for Ray-based servers lower what each worker holds in host memory"
 
 // exceptionRe matches the final line of a Python traceback:
 // "RuntimeError: ...", "torch._dynamo.exc.BackendCompilerFailed: ...",

@@ -36,8 +36,13 @@ var (
 	trtCppRe = regexp.MustCompile(`^\[TensorRT-LLM\]\[(ERROR|WARNING|INFO|VERBOSE|DEBUG)\] ?`)
 	// TGI (tracing, compact): "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: ".
 	tgiHeaderRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s+((?:(?:shard-manager|download|webserver|warmup|\w*text_generation\w*(?:::\w+)*): )*)(?:[\w/.-]+\.rs:\d+: )?`)
-	// llama.cpp with --log-timestamps/--log-prefix: "0.00.347.618 W ".
-	llamaPrefixRe = regexp.MustCompile(`^(?:\d+\.\d\d\.\d\d\d\.\d\d\d )?([IWED]) `)
+	// llama.cpp's log prefix (common/log.cpp, build 10587 3f545bec; the
+	// default since mid-2025, before that with --log-prefix): the time since
+	// the process started "M.SS.mmm.uuu" (optional), a level letter, and on
+	// the server's own lines a subsystem tag padded to five columns
+	// ("srv  ", "slot ", "cmn  ", "que  ", "res  ", "spec "), which is
+	// dropped so that rules see "llama_server: model loaded".
+	llamaPrefixRe = regexp.MustCompile(`^(?:(\d+\.\d\d\.\d\d\d\.\d\d\d) )?([IWED]) (?:(?:srv|slot|que|res|cmn|spec) +)?`)
 	// glog-style C++ lines from torch/NCCL: "[rank0]:[W1218 20:27:21.4 ProcessGroupNCCL.cpp:629] ".
 	glogRe = regexp.MustCompile(`^(?:\[rank(\d+)\]:)?\[([IWEF])\d{4} [\d:.]+ [^\]]*\] ?`)
 	// Python's warnings module: "/path/x.py:12: UserWarning: ...".
@@ -50,6 +55,19 @@ var levelNames = map[string]string{
 	"WARNING": "warning", "WARN": "warning", "W": "warning",
 	"ERROR": "error", "E": "error",
 	"CRITICAL": "critical", "F": "critical",
+}
+
+// cutLlama takes llama.cpp's prefix off msg, setting p's level and stamp.
+func cutLlama(p *Parsed, msg string) string {
+	m := llamaPrefixRe.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	p.Level = levelNames[m[2]]
+	if m[1] != "" {
+		p.Stamp, p.StampKind = m[1], "llamacpp"
+	}
+	return msg[len(m[0]):]
 }
 
 func isDigits(s string) bool {

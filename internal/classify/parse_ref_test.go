@@ -94,11 +94,8 @@ func Parse(line string) Parsed {
 	if m := uvicornRe.FindStringSubmatch(msg); m != nil {
 		p.Level = levelNames[m[1]]
 		msg = msg[len(m[0]):]
-	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && msg[0] >= '0' && msg[0] <= '9' && msg[1] == '.' {
-		if m := llamaPrefixRe.FindStringSubmatch(msg); m != nil {
-			p.Level = levelNames[m[1]]
-			msg = msg[len(m[0]):]
-		}
+	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && isDigit(msg[0]) {
+		msg = cutLlama(&p, msg)
 	}
 	if p.Level == "" && pyWarningRe.MatchString(msg) {
 		p.Level = "warning"

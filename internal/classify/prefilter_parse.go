@@ -86,13 +86,10 @@ func ParseFast(line string) Parsed {
 	if level, n, ok := cutUvicorn(msg); ok {
 		p.Level = levelNames[level]
 		msg = msg[n:]
-	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && msg[0] >= '0' && msg[0] <= '9' && msg[1] == '.' {
+	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && isDigit(msg[0]) {
 		// llamaPrefixRe needs "X " with X one of IWED, or a leading digit.
 		if strings.IndexByte("IWED", msg[0]) >= 0 && msg[1] == ' ' || isDigit(msg[0]) {
-			if m := llamaPrefixRe.FindStringSubmatch(msg); m != nil {
-				p.Level = levelNames[m[1]]
-				msg = msg[len(m[0]):]
-			}
+			msg = cutLlama(&p, msg)
 		}
 	}
 	if p.Level == "" && strings.Contains(msg, "Warning: ") && pyWarningRe.MatchString(msg) {

@@ -181,30 +181,65 @@ var trtllm = &Profile{
 	Detect: []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm"},
 }
 
+// llamacpp is llama-server. Rules name the source they come from; "b10587"
+// is build 10587 (commit 3f545bec, 2026-08), whose output is recorded in
+// testdata/scenarios/real. Since mid-2025 every line carries the common
+// log prefix ("0.00.213.525 I srv  llama_server: model loaded", see
+// llamaPrefixRe); older builds printed "main: ..." and "INFO [main] ...".
 var llamacpp = &Profile{
 	Name: "llamacpp", DefaultPort: 8080, HealthPath: "/health",
 	Order: []v.Phase{v.Launch, v.Init, v.Serving, v.Weights, v.KVCache, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
-		{Matcher: re("system info:|system_info:", `^system[ _]info:`), Phase: v.Init},
+		// common/common.cpp common_params_print_info (b10587): the first
+		// line of every start ("common_param: " is __func__ cut to 12).
+		{Matcher: lit("common_params_print_info:"), Phase: v.Init},
+		{Matcher: re("system info:|system_info:", `^(?:\w+: )?system[ _]info:`), Phase: v.Init},
 		// Not "binding port with default address family": it comes before
 		// the bind, which may fail; newer builds print no line after it.
 		{Matcher: re("HTTP server is listening|HTTP server listening", `^main: HTTP server is listening|HTTP server listening`), Phase: v.Serving},
+		// tools/server/server-context.cpp load_model "loading model '%s'"
+		// (b10587); src/llama-model-loader.cpp, src/llama-model.cpp at -lv 4.
 		{Matcher: re("loading model|llama_model_load|load_tensors:|print_info:|common_download_file", `^main: loading model|load_model: loading model|^llama_model_load|^llama_model_loader:|^load_tensors:|^print_info:|^common_download_file`), Phase: v.Weights},
 		{Matcher: re("clip_|load_hparams:|mtmd_init", `^clip_model_loader:|^clip_ctx:|^load_hparams:|^mtmd_init|^clip_init`), Phase: v.Weights, Back: true},
-		{Matcher: re("llama_context:|llama_kv_cache|llama_new_context_with_model", `^llama_context:|^llama_kv_cache|^llama_new_context_with_model`), Phase: v.KVCache},
+		// src/llama-context.cpp, src/llama-kv-cache.cpp; the server's
+		// slots are made once the context is (server-context.cpp
+		// "initializing, n_slots", b10587).
+		{Matcher: re("llama_context:|llama_kv_cache|llama_new_context_with_model|initializing, n_slots", `^llama_context:|^llama_kv_cache|^llama_new_context_with_model|^load_model: initializing, n_slots`), Phase: v.KVCache},
 		{Matcher: lit("warming up the model"), Phase: v.Warmup},
 	},
 	Failures: []FailureRule{
+		// tools/server/server-http.cpp (b10587).
 		{ID: "llamacpp.bind", Matcher: lit("couldn't bind HTTP server socket"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		{ID: "llamacpp.download", Matcher: re("download failed after|failed to download", `download failed after \d+ attempts|failed to download (model|file)`), Cause: v.ModelLoad, Title: "the model could not be downloaded",
 			Hint: "check the network path to the Hub (proxy, HF_ENDPOINT) and free disk space in the cache (LLAMA_CACHE), or download the GGUF ahead of time and pass it with -m"},
+		// common/http.h (b10587) on a build without OpenSSL: -hf and
+		// --model-url cannot fetch anything. Printed before the banner.
+		{ID: "llamacpp.no_https", Matcher: lit("HTTPS is not supported"), Cause: v.ModelLoad, Title: "this build cannot download the model (no HTTPS support)",
+			Hint: "download the GGUF file another way and pass it with -m, or use a build made with OpenSSL (LLAMA_OPENSSL=ON)"},
+		// tools/server/server.cpp (b10587).
 		{ID: "llamacpp.load_exit", Matcher: lit("exiting due to model loading error"), Cause: v.ModelLoad, Fatal: true, Title: "the model could not be loaded",
 			Hint: "read the loader's error above: a missing, truncated or unsupported GGUF file (re-download it), or a build too old for the model"},
 		{ID: "llamacpp.http_exit", Matcher: lit("exiting due to HTTP server error"), Fatal: true, Title: "the HTTP server failed to start"},
+		{ID: "llamacpp.http_init", Matcher: lit("failed to initialize HTTP server"), Fatal: true, Title: "the HTTP server could not be set up"},
+		// tools/server/server-http.cpp init (b10587): --ssl-key-file on a
+		// build made without OpenSSL.
+		{ID: "llamacpp.no_ssl", Matcher: lit("the server is built without SSL support"), Cause: v.Config, Fatal: true, Title: "this build has no SSL support",
+			Hint: "drop --ssl-key-file/--ssl-cert-file and terminate TLS in a proxy, or use a build made with OpenSSL (LLAMA_OPENSSL=ON)"},
+		// ggml/src/gguf.cpp and src/llama-model-loader.h (b10587): the
+		// file is not a GGUF model, or is cut short.
+		{ID: "llamacpp.gguf_open", Matcher: re("failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor", `failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor`), Cause: v.ModelLoad, Title: "the model file is missing, not a GGUF file, or cut short",
+			Hint: "check the -m path; a truncated or non-GGUF file must be downloaded again (compare its size with the source's)"},
+		// src/llama-model.cpp (b10587).
+		{ID: "llamacpp.arch", Matcher: lit("unknown model architecture"), Cause: v.Config, Title: "this build does not know the model's architecture",
+			Hint: "update llama.cpp: the model needs a newer build than this one"},
 	},
-	Ready:  []Matcher{re("main: server is listening on|main: model loaded", `^main: (server is listening on|model loaded)`), lit("all slots are idle"), re("model loaded", `^INFO \[\s*main\] model loaded`)},
-	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init"},
+	// tools/server/server.cpp llama_server() (b10587): "model loaded" once
+	// the model and slots are ready (the HTTP server answers 200 from
+	// then on), then "listening on http://HOST:PORT". Older builds:
+	// "main: model loaded", "main: server is listening on", "INFO [main]".
+	Ready:  []Matcher{re("main: server is listening on|main: model loaded|llama_server: model loaded|llama_server: listening on", `^(main|llama_server): (server is listening on|model loaded|listening on)`), lit("all slots are idle"), re("model loaded", `^INFO \[\s*main\] model loaded`)},
+	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "srv  llama_server:", "load_model: loading model"},
 }
 
 var tgi = &Profile{

@@ -5,7 +5,8 @@
 //
 // The streaming path is built for measurement: every network read is
 // stamped, events are inspected for the few keys a benchmark needs instead
-// of being decoded, buffers are pooled, and nothing is ever retried. The
+// of being decoded, buffers are pooled, and a request is sent again only when
+// the kept-alive connection it went out on was already dead. The
 // caller supplies the *http.Client, so connections are kept alive and shared
 // as the caller decides (see [NewTransport]).
 package openai
@@ -212,8 +213,11 @@ type StreamResult struct {
 	// usage or SGLang meta_info); -1 when it reported none.
 	UsageTokens  int
 	PromptTokens int // -1 when not reported
-	Err          error
-	finished     bool
+	// Resent counts the times the request was sent again on a fresh
+	// connection because the kept-alive one it went out on was dead.
+	Resent   int
+	Err      error
+	finished bool
 }
 
 // OutputTokens is the number of generated tokens: the server's own count
@@ -237,17 +241,31 @@ type sendStamp struct {
 	called time.Time
 	now    func() time.Time
 	wrote  atomic.Int64 // nanoseconds from called, plus one; 0: not yet
+	// reused: the request went out on a kept-alive connection.
+	reused atomic.Bool
 }
 
 func (s *sendStamp) trace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
-		// Called from the transport's writer goroutine: hence the atomic.
-		s.wrote.Store(int64(s.now().Sub(s.called)) + 1)
-	}}
+	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { s.reused.Store(info.Reused) },
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			// Called from the transport's writer goroutine: hence the atomic.
+			s.wrote.Store(int64(s.now().Sub(s.called)) + 1)
+		},
+	}
 }
 
+// sent is the time from the call until the request was written.
+func (s *sendStamp) sent() time.Duration { return time.Duration(s.wrote.Load() - 1) }
+
+// maxResend bounds how often one request is sent again after a dead
+// kept-alive connection: each failure takes that connection out of the
+// pool, so a few tries reach a fresh one.
+const maxResend = 3
+
 // Stream POSTs body to path and reads the event stream to its end, filling
-// res (whose Times buffer is reused). It never retries. A failed request
+// res (whose Times buffer is reused). It resends only a request that a dead
+// kept-alive connection lost before any answer (res.Resent). A failed request
 // has res.Err set: a *StatusError, *ServerError, *MalformedError, ErrStalled,
 // ErrEarlyEOF, ErrNotStream, or a network or context error.
 func (c *Client) Stream(ctx context.Context, path string, body []byte, res *StreamResult) {
@@ -256,34 +274,49 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, res *Stre
 	called := now()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stamp := &sendStamp{called: called, now: now}
-	req, err := c.newRequest(httptrace.WithClientTrace(ctx, stamp.trace()), http.MethodPost, path, body)
-	if err != nil {
-		res.Err = err
-		return
-	}
-	req.Header.Set("Accept", "text/event-stream")
-
 	var onRead func(time.Time)
 	if c.StallTimeout > 0 {
 		w := newStallWatch(called, c.StallTimeout, now, cancel)
 		defer w.stop()
 		onRead = w.saw
 	}
-	resp, err := c.httpClient().Do(req)
+	var (
+		resp  *http.Response
+		stamp *sendStamp
+	)
+	for {
+		stamp = &sendStamp{called: called, now: now}
+		req, err := c.newRequest(httptrace.WithClientTrace(ctx, stamp.trace()), http.MethodPost, path, body)
+		if err != nil {
+			res.Err = err
+			return
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err = c.httpClient().Do(req)
+		if err == nil {
+			break
+		}
+		// A server may close a kept-alive connection after it answered
+		// (llama-server does after an error event in a stream); a request
+		// written on it meanwhile fails before any answer, and the server
+		// never saw it. Go's transport does not resend a POST by itself.
+		if !stamp.reused.Load() || ctx.Err() != nil || res.Resent >= maxResend {
+			res.Err = transportError(ctx, err)
+			res.Send = now().Sub(called)
+			res.Start = called.Add(res.Send)
+			return
+		}
+		res.Resent++
+	}
 	// The request is written before its answer comes, except when a server
 	// answers early (an error before reading the body): then the answer's
 	// arrival stands for it.
 	if w := stamp.wrote.Load(); w > 0 {
-		res.Send = time.Duration(w - 1)
+		res.Send = stamp.sent()
 	} else {
 		res.Send = now().Sub(called)
 	}
 	res.Start = called.Add(res.Send)
-	if err != nil {
-		res.Err = transportError(ctx, err)
-		return
-	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))

@@ -46,6 +46,9 @@ type Result struct {
 	Model    string
 	Answer   string
 	Latency  time.Duration // of the request that answered
+	// Probes are the known-answer questions and what the model said, the
+	// first being Prompt itself; empty when the answer failed before them.
+	Probes []ProbeResult
 }
 
 // Check asks the server Prompt and judges the answer. It tries the chat
@@ -92,7 +95,7 @@ func Check(ctx context.Context, opts Options) Result {
 	var tried []string
 	for _, a := range attempts(opts.Server) {
 		start := time.Now()
-		answer, err := a.ask(ctx, c, res.Model)
+		answer, err := a.ask(ctx, c, res.Model, question{chat: Prompt, text: Prompt, maxTokens: MaxTokens})
 		if err != nil {
 			if a.unsupported(err) {
 				tried = append(tried, a.path+" "+openai.Reason(err))
@@ -105,8 +108,19 @@ func Check(ctx context.Context, opts Options) Result {
 			res.Reason = why
 			return res
 		}
-		if opts.ExpectText != nil && !opts.ExpectText.MatchString(answer) {
-			res.Reason = fmt.Sprintf("answer does not match /%s/", opts.ExpectText)
+		if opts.ExpectText != nil {
+			if !opts.ExpectText.MatchString(answer) {
+				res.Reason = fmt.Sprintf("answer does not match /%s/", opts.ExpectText)
+				return res
+			}
+			// The user said what a sane answer is; the probes are English
+			// questions and would second-guess that.
+			res.OK = true
+			return res
+		}
+		res.Probes = askProbes(ctx, c, a, res.Model, answer)
+		if why, bad := wrongAnswers(res.Probes); bad {
+			res.Reason = why
 			return res
 		}
 		res.OK = true
@@ -119,7 +133,7 @@ func Check(ctx context.Context, opts Options) Result {
 // attempt is one way of asking.
 type attempt struct {
 	path        string
-	ask         func(ctx context.Context, c *openai.Client, model string) (string, error)
+	ask         func(ctx context.Context, c *openai.Client, model string, q question) (string, error)
 	unsupported func(error) bool // the server lacks this route: try the next one
 }
 
@@ -136,10 +150,10 @@ func attempts(server string) []attempt {
 	return list
 }
 
-func askChat(ctx context.Context, c *openai.Client, model string) (string, error) {
+func askChat(ctx context.Context, c *openai.Client, model string, q question) (string, error) {
 	req := map[string]any{
-		"messages":    []map[string]string{{"role": "user", "content": Prompt}},
-		"max_tokens":  MaxTokens,
+		"messages":    []map[string]string{{"role": "user", "content": q.chat}},
+		"max_tokens":  q.maxTokens,
 		"temperature": 0,
 	}
 	if model != "" {
@@ -171,8 +185,8 @@ func askChat(ctx context.Context, c *openai.Client, model string) (string, error
 	return "", nil
 }
 
-func askCompletion(ctx context.Context, c *openai.Client, model string) (string, error) {
-	req := map[string]any{"prompt": Prompt, "max_tokens": MaxTokens, "temperature": 0}
+func askCompletion(ctx context.Context, c *openai.Client, model string, q question) (string, error) {
+	req := map[string]any{"prompt": q.text, "max_tokens": q.maxTokens, "temperature": 0}
 	if model != "" {
 		req["model"] = model
 	}
@@ -190,10 +204,10 @@ func askCompletion(ctx context.Context, c *openai.Client, model string) (string,
 	return out.Choices[0].Text, nil
 }
 
-func askGenerate(ctx context.Context, c *openai.Client, _ string) (string, error) {
+func askGenerate(ctx context.Context, c *openai.Client, _ string, q question) (string, error) {
 	req := map[string]any{
-		"text":            Prompt,
-		"sampling_params": map[string]any{"max_new_tokens": MaxTokens, "temperature": 0},
+		"text":            q.text,
+		"sampling_params": map[string]any{"max_new_tokens": q.maxTokens, "temperature": 0},
 	}
 	var out struct {
 		Text string `json:"text"`

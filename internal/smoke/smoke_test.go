@@ -69,6 +69,29 @@ func completion(text string) func(map[string]any) (int, string) {
 	}
 }
 
+// byPrompt answers a completion with the text whose key the prompt holds.
+func byPrompt(answers map[string]string) func(map[string]any) (int, string) {
+	return func(b map[string]any) (int, string) {
+		p, _ := b["prompt"].(string)
+		for k, a := range answers {
+			if strings.Contains(p, k) {
+				return completion(a)(b)
+			}
+		}
+		return 400, `{"error":{"message":"unexpected prompt"}}`
+	}
+}
+
+func lastMessage(b map[string]any) string {
+	ms, _ := b["messages"].([]any)
+	if len(ms) == 0 {
+		return ""
+	}
+	m, _ := ms[len(ms)-1].(map[string]any)
+	s, _ := m["content"].(string)
+	return s
+}
+
 func status(code int, body string) func(map[string]any) (int, string) {
 	return func(map[string]any) (int, string) { return code, body }
 }
@@ -89,11 +112,11 @@ func TestCheck(t *testing.T) {
 	}{
 		{name: "chat answers", wantOK: true, wantPath: "/v1/chat/completions", wantModel: "Qwen/Qwen2.5-7B",
 			routes:   map[string]func(map[string]any) (int, string){"/v1/models": models("Qwen/Qwen2.5-7B"), "/v1/chat/completions": chat(paris)},
-			wantHits: []string{"GET /v1/models", "POST /v1/chat/completions"}},
+			wantHits: []string{"GET /v1/models", "POST /v1/chat/completions", "POST /v1/chat/completions", "POST /v1/chat/completions"}},
 		{name: "given model skips discovery", wantOK: true, wantPath: "/v1/chat/completions", wantModel: "m",
 			opts:     Options{Model: "m"},
 			routes:   map[string]func(map[string]any) (int, string){"/v1/chat/completions": chat(paris)},
-			wantHits: []string{"POST /v1/chat/completions"}},
+			wantHits: []string{"POST /v1/chat/completions", "POST /v1/chat/completions", "POST /v1/chat/completions"}},
 		{name: "no chat route falls back to completions", wantOK: true, wantPath: "/v1/completions", wantModel: "base",
 			routes: map[string]func(map[string]any) (int, string){"/v1/models": models("base"), "/v1/completions": completion(" Paris.")}},
 		{name: "no chat template falls back to completions", wantOK: true, wantPath: "/v1/completions",
@@ -140,6 +163,21 @@ func TestCheck(t *testing.T) {
 			routes: map[string]func(map[string]any) (int, string){"/v1/chat/completions": chat(paris)}},
 		{name: "expected text does not match", wantReason: "answer does not match /(?i)berlin/", opts: Options{Model: "m", ExpectText: regexp.MustCompile(`(?i)berlin`)},
 			routes: map[string]func(map[string]any) (int, string){"/v1/chat/completions": chat(paris)}},
+		{name: "word salad fails every known answer", wantReason: `wrong answers to all 3 known-answer questions (word salad: random or broken weights?): capital "Saturday reli hol gen ControllerDOCTYPE"`,
+			opts:   Options{Model: "m"},
+			routes: map[string]func(map[string]any) (int, string){"/v1/chat/completions": chat("Saturday reli hol gen ControllerDOCTYPE")}},
+		{name: "base model right on one probe only", wantOK: true, wantPath: "/v1/completions",
+			opts: Options{Model: "base"},
+			routes: map[string]func(map[string]any) (int, string){"/v1/completions": byPrompt(map[string]string{
+				"France": " The answer is not known to me.", "7 + 5": " 13", "1, 2, 3": " 6, 7, 8"})}},
+		{name: "a failed probe request is no verdict on the answers", wantOK: true,
+			opts: Options{Model: "m"},
+			routes: map[string]func(map[string]any) (int, string){"/v1/chat/completions": func(b map[string]any) (int, string) {
+				if strings.Contains(lastMessage(b), "France") {
+					return chat("Bonjour, je suis un modèle.")(b)
+				}
+				return 503, `{"error":{"message":"busy"}}`
+			}}},
 		{name: "timeout", wantReason: "timeout after 100ms", delay: 5 * time.Second, opts: Options{Model: "m", Timeout: 100 * time.Millisecond},
 			routes: map[string]func(map[string]any) (int, string){"/v1/chat/completions": chat(paris)}},
 	}
@@ -208,5 +246,46 @@ func TestCheckAgainstFakeOpenAI(t *testing.T) {
 	// exists to catch.
 	if got.OK || !strings.HasPrefix(got.Reason, `garbage: one token repeated: "Paris"`) || got.Model != "fake-model" {
 		t.Errorf("got %+v", got)
+	}
+}
+
+func TestWrongAnswers(t *testing.T) {
+	tests := []struct {
+		name    string
+		results []ProbeResult
+		bad     bool
+	}{
+		{"all wrong", []ProbeResult{{Name: "capital", Answer: "a b c"}, {Name: "arithmetic", Answer: "d"}, {Name: "sequence", Answer: "e"}}, true},
+		{"one right", []ProbeResult{{Name: "capital", Answer: "a b c"}, {Name: "arithmetic", Answer: "12", Right: true}, {Name: "sequence", Answer: "e"}}, false},
+		{"a request failed", []ProbeResult{{Name: "capital", Answer: "a b c"}, {Name: "arithmetic", Err: "HTTP 503"}, {Name: "sequence", Answer: "e"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			why, bad := wrongAnswers(tt.results)
+			if bad != tt.bad || (bad && !strings.Contains(why, `capital "a b c"`)) {
+				t.Errorf("wrongAnswers = %q, %v; want bad %v with the answers quoted", why, bad, tt.bad)
+			}
+		})
+	}
+}
+
+func TestProbesKnowTheirAnswers(t *testing.T) {
+	sane := map[string][]string{
+		"capital":    {"The capital of France is Paris.", " Paris.", "Paris is the capital and largest city of France."},
+		"arithmetic": {"12", " 12\nQuestion:", "7 + 5 = 12.", "The answer is twelve."},
+		"sequence":   {" 6, 7, 8, 9", "6", "The next number is 6."},
+	}
+	salad := []string{"Saturday reli hol gen ControllerDOCTYPE", " 126 1512 x", "b6 s1x"}
+	for _, p := range Probes {
+		for _, a := range sane[p.Name] {
+			if !p.Want.MatchString(a) {
+				t.Errorf("probe %s: %q is right, but Want does not match it", p.Name, a)
+			}
+		}
+		for _, a := range salad {
+			if p.Want.MatchString(a) {
+				t.Errorf("probe %s: %q is wrong, but Want matches it", p.Name, a)
+			}
+		}
 	}
 }
