@@ -62,6 +62,10 @@ var starts = map[string]*Starts{
 	"llamacpp": {
 		Banners: []Banner{
 			{Re: regexp.MustCompile(`^ggml_cuda_init:|^ggml_vulkan: Found \d+ Vulkan devices|^load_backend:|^build: \d+|^main: build`)},
+			// Builds since mid-2026 open with common_params_print_info
+			// (common/arg.cpp, build 10587): "build N (commit)" at -lv 4,
+			// otherwise the verbosity line is the first.
+			{Re: regexp.MustCompile(`common_params_print_info: (?:build \d+ \(|verbosity = \d)`)},
 			{Re: regexp.MustCompile(`^common_download_file`), Unless: []string{"retry", "fail", "error"}},
 		},
 	},

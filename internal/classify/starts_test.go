@@ -46,13 +46,14 @@ func TestBannerClauses(t *testing.T) {
 		{Exact: []string{"ggml_vulkan: Found ", " Vulkan devices"}},
 		{Exact: []string{"Args {"}},
 		{Folded: []string{"[trt-llm]", "tarting"}},
+		{Exact: []string{"common_params_print_info: "}},
 	} {
 		if !has(want) {
 			t.Errorf("no clause %+v in %+v", want, clauses)
 		}
 	}
-	if len(clauses) != 14 {
-		t.Errorf("%d clauses, want one per alternative (14)", len(clauses))
+	if len(clauses) != 15 {
+		t.Errorf("%d clauses, want one per alternative (15)", len(clauses))
 	}
 }
 
