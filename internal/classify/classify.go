@@ -27,6 +27,14 @@ type Class struct {
 	Benign bool
 	// Ready is true for the server's ready line.
 	Ready bool
+	// Kernel is set when the line reports a kernel's tuned-config lookup
+	// (tuned, fallback or default); KernelRule is the rule that read it.
+	Kernel     *KernelConfig
+	KernelRule *KernelRule
+	// Notable is the notable-warning rule the line matched: a warning that
+	// changes results or speed. A line that fails the start is never
+	// notable.
+	Notable *NotableRule
 }
 
 // Classify tells what one line of this server's output means.

@@ -126,12 +126,14 @@ var commonFailures = []FailureRule{
 		Hint: "set HF_TOKEN with access to the repository"},
 	{ID: "hf.not_found", Matcher: re("is not a local folder|NotFoundError|Repository Not Found|is not a valid git identifier|does not appear to have a file named|Cannot find the requested files", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache`), Cause: v.ModelLoad, Title: "the model could not be found",
 		Hint: "check the model path or Hub id, the revision, and HF_HUB_OFFLINE / HF_HOME"},
-	{ID: "hf.unreachable", Matcher: re("huggingface.co|hf.co", `(huggingface|hf)\.co.*(Max retries exceeded|Temporary failure in name resolution|Connection refused|timed out|Network is unreachable|Connection reset)|(Max retries exceeded|Temporary failure in name resolution|timed out).*(huggingface|hf)\.co|We couldn't connect to 'https://huggingface\.co'`), Cause: v.ModelLoad, Title: "the Hugging Face Hub could not be reached to fetch the model",
-		Hint: "download the model ahead of time and point the server at the local path, or set HF_HUB_OFFLINE=1 with a populated cache; check proxy settings"},
 	// huggingface_hub says so when a download breaks, then resumes it; a
-	// start that goes on past weights drops it as a root cause.
+	// start that goes on past weights drops it as a root cause. It comes
+	// before hf.unreachable, whose pattern also matches the CDN's host and
+	// "Connection reset" and would shadow it.
 	{ID: "hf.download_broken", Matcher: re("Error while downloading from", `Error while downloading from https?://`), Cause: v.ModelLoad, Title: "downloading the model broke off",
 		Hint: "the connection to the Hub or its CDN broke: check the network path (proxy, HF_ENDPOINT, firewall to *.hf.co) and free disk space in the cache, or download the model ahead of time"},
+	{ID: "hf.unreachable", Matcher: re("huggingface.co|hf.co", `(huggingface|hf)\.co.*(Max retries exceeded|Temporary failure in name resolution|Connection refused|timed out|Network is unreachable|Connection reset)|(Max retries exceeded|Temporary failure in name resolution|timed out).*(huggingface|hf)\.co|We couldn't connect to 'https://huggingface\.co'`), Cause: v.ModelLoad, Title: "the Hugging Face Hub could not be reached to fetch the model",
+		Hint: "download the model ahead of time and point the server at the local path, or set HF_HUB_OFFLINE=1 with a populated cache; check proxy settings"},
 	{ID: "weights.missing", Matcher: re("Cannot find any model weights|No model weights found", `Cannot find any model weights|No model weights found`), Cause: v.ModelLoad, Title: "no weight files were found",
 		Hint: "the model directory has no *.safetensors / *.bin files in the expected format: check the path and --load-format"},
 	{ID: "safetensors.corrupt", Matcher: re("HeaderTooLarge|Error while deserializing header|MetadataIncompleteBuffer|InvalidHeaderDeserialization|SafetensorError|invalid load key", `HeaderTooLarge|Error while deserializing header|MetadataIncompleteBuffer|InvalidHeaderDeserialization|SafetensorError|invalid load key`), Cause: v.ModelLoad, Title: "a weight file is corrupt or incomplete",

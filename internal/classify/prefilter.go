@@ -27,6 +27,7 @@ type prefilter struct {
 	guards []guard
 
 	phaseBase, readyBase, benignBase, failBase, commonBase int
+	kernelBase, notableBase, commonNotableBase             int
 	tracebackBit, exceptionBit, specialBit                 int
 }
 
@@ -103,6 +104,9 @@ func buildPrefilter(pr *Profile) *prefilter {
 	pf.benignBase = b.matchers(len(benign), func(i int) *Matcher { return &benign[i] })
 	pf.failBase = b.matchers(len(pr.Failures), func(i int) *Matcher { return &pr.Failures[i].Matcher })
 	pf.commonBase = b.matchers(len(commonFailures), func(i int) *Matcher { return &commonFailures[i].Matcher })
+	pf.kernelBase = b.matchers(len(kernelRules), func(i int) *Matcher { return &kernelRules[i].Matcher })
+	pf.notableBase = b.matchers(len(pr.Notable), func(i int) *Matcher { return &pr.Notable[i].Matcher })
+	pf.commonNotableBase = b.matchers(len(commonNotable), func(i int) *Matcher { return &commonNotable[i].Matcher })
 	pf.tracebackBit = b.bit()
 	b.add(tracebackHeader, pf.tracebackBit, false)
 	pf.exceptionBit = b.bit()
@@ -258,6 +262,29 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 	if hits.has(pf.tracebackBit) {
 		c.Traceback = true
 	}
+	// Kernel configs and notable warnings are mostly printed as warnings,
+	// so they are read before a warning returns.
+	for i := range kernelRules {
+		r := &kernelRules[i]
+		if match(pf.kernelBase+i, &r.Matcher) {
+			c.Kernel, c.KernelRule = r.kernelConfig(msg), r
+			break
+		}
+	}
+	for i := range pr.Notable {
+		if match(pf.notableBase+i, &pr.Notable[i].Matcher) {
+			c.Notable = &pr.Notable[i]
+			break
+		}
+	}
+	if c.Notable == nil {
+		for i := range commonNotable {
+			if match(pf.commonNotableBase+i, &commonNotable[i].Matcher) {
+				c.Notable = &commonNotable[i]
+				break
+			}
+		}
+	}
 	if c.Warning() {
 		c.Benign = true
 		return c
@@ -273,13 +300,13 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 	}
 	for i := range pr.Failures {
 		if match(pf.failBase+i, &pr.Failures[i].Matcher) {
-			c.Failure = &pr.Failures[i]
+			c.Failure, c.Notable = &pr.Failures[i], nil
 			return c
 		}
 	}
 	for i := range commonFailures {
 		if match(pf.commonBase+i, &commonFailures[i].Matcher) {
-			c.Failure = &commonFailures[i]
+			c.Failure, c.Notable = &commonFailures[i], nil
 			return c
 		}
 	}

@@ -45,6 +45,21 @@ func (pr *Profile) classifySlow(line string) Class {
 	if strings.Contains(msg, "Traceback (most recent call last)") {
 		c.Traceback = true
 	}
+	for i := range kernelRules {
+		if kernelRules[i].match(msg, lowerOf()) {
+			c.Kernel, c.KernelRule = kernelRules[i].kernelConfig(msg), &kernelRules[i]
+			break
+		}
+	}
+notable:
+	for _, rules := range [][]NotableRule{pr.Notable, commonNotable} {
+		for i := range rules {
+			if rules[i].match(msg, lowerOf()) {
+				c.Notable = &rules[i]
+				break notable
+			}
+		}
+	}
 	if c.Warning() {
 		c.Benign = true
 		return c
@@ -63,7 +78,7 @@ func (pr *Profile) classifySlow(line string) Class {
 	for _, rules := range [][]FailureRule{pr.Failures, commonFailures} {
 		for i := range rules {
 			if rules[i].match(msg, lowerOf()) {
-				c.Failure = &rules[i]
+				c.Failure, c.Notable = &rules[i], nil
 				return c
 			}
 		}

@@ -19,6 +19,9 @@ type Profile struct {
 	// Failures are this server's own failure lines, checked before the
 	// common library-level rules.
 	Failures []FailureRule
+	// Notable are this server's warnings that change results or speed,
+	// checked before the common ones (notable.go).
+	Notable []NotableRule
 	// Ready lines say the server finished starting.
 	Ready []Matcher
 	// ReadyNeedsLine: a health 200 alone is not readiness (SGLang answers
@@ -79,8 +82,9 @@ var sglang = &Profile{
 		{ID: "sglang.port_check", Matcher: re("Port is already in use|is not available in", `Port is already in use|at \d+ is not available in \d+ seconds`), Cause: v.PortInUse, Fatal: true, Title: "a port SGLang needs is already taken",
 			Hint: "another process holds the port: stop it or choose other ports (--port, --nccl-port, --dist-init-addr)"},
 	},
-	Ready:  []Matcher{lit("The server is fired up and ready to roll!")},
-	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
+	Notable: sglangNotable,
+	Ready:   []Matcher{lit("The server is fired up and ready to roll!")},
+	Detect:  []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
 }
 
 var vllm = &Profile{
@@ -139,11 +143,15 @@ var vllm = &Profile{
 		{ID: "vllm.engine_failed", Matcher: re("EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error", `EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error`), Fatal: true, Title: "the engine failed to start"},
 		{ID: "vllm.engine_exception", Matcher: re("EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a", `EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a fatal error|EngineCore encountered an issue`), Fatal: true, Title: "the engine raised an exception"},
 		{ID: "vllm.fatal_signal", Matcher: lit("Got fatal signal from worker processes"), Fatal: true, Title: "a worker failed and the engine is shutting down"},
-		{ID: "vllm.died", Matcher: re("died unexpectedly|died with exit code", `died unexpectedly|died with exit code`), Fatal: true, Title: "a server process died"},
+		// v1/executor/multiproc_executor.py (0.8-0.12): "Worker proc X died
+		// unexpectedly"; executor/multiproc_worker_utils.py (V0, to 0.10):
+		// "Worker X pid N died, exit code: C", where -9 is left to mp.exitcode9.
+		{ID: "vllm.died", Matcher: re("died unexpectedly|died with exit code|died, exit code", `died unexpectedly|died with exit code|died, exit code: -?(?:[0-8]|\d{2,})\b`), Fatal: true, Title: "a server process died"},
 		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
 	},
-	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints"},
+	Notable: vllmNotable,
+	Detect:  []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints"},
 }
 
 var trtllm = &Profile{
@@ -228,8 +236,9 @@ var tgi = &Profile{
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
 		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Title: "the launcher gave up"},
 	},
-	Ready:  []Matcher{re("Connected", `^Connected$`)},
-	Detect: []string{"text_generation_launcher", "text_generation_router", "text-generation-launcher"},
+	Notable: tgiNotable,
+	Ready:   []Matcher{re("Connected", `^Connected$`)},
+	Detect:  []string{"text_generation_launcher", "text_generation_router", "text-generation-launcher"},
 }
 
 // generic is used while the server kind is unknown: only the library-level

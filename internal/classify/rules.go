@@ -165,6 +165,12 @@ func init() {
 	for i := range commonFailures {
 		prepare(&commonFailures[i].Matcher)
 	}
+	for i := range kernelRules {
+		prepare(&kernelRules[i].Matcher)
+	}
+	for i := range commonNotable {
+		prepare(&commonNotable[i].Matcher)
+	}
 	for _, p := range []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic} {
 		for i := range p.Phases {
 			prepare(&p.Phases[i].Matcher)
@@ -177,6 +183,9 @@ func init() {
 		}
 		for i := range p.Ready {
 			prepare(&p.Ready[i])
+		}
+		for i := range p.Notable {
+			prepare(&p.Notable[i].Matcher)
 		}
 	}
 }
