@@ -126,6 +126,69 @@ var failureLines = []ruleLine{
 	{"tgi", "tgi.launcher_error", "Error: ShardCannotStart"},
 }
 
+// notableLines hold a line for every notable-warning rule.
+var notableLines = []ruleLine{
+	{"vllm", "allreduce.custom_off", "(Worker_TP0 pid=9) WARNING 11-29 10:00:00 [custom_all_reduce.py:144] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly."},
+	{"sglang", "allreduce.custom_off", "[2026-11-29 10:00:00 TP0] Custom allreduce is disabled because this process group spans across nodes."},
+	{"vllm", "quant.fp8_marlin", "(EngineCore_DP0 pid=1) WARNING 11-29 10:00:00 [marlin_utils_fp8.py:80] Your GPU does not have native support for FP8 computation but FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin kernel. This may degrade performance for compute-heavy workloads."},
+	{"vllm", "dtype.cast", "(APIServer pid=1) WARNING 11-29 10:00:00 [__init__.py:2915] Casting torch.bfloat16 to torch.float16."},
+	{"sglang", "dtype.cast", "[2026-11-29 10:00:00] Casting torch.bfloat16 to torch.float16."},
+	{"vllm", "kv.fp8_no_scales", "WARNING 11-29 10:00:00 [kv_cache.py:86] Using KV cache scaling factor 1.0 for fp8_e4m3. If this is unintended, verify that k/v_scale scaling factors are properly set in the checkpoint."},
+	{"sglang", "kv.fp8_no_scales", "[2026-11-29 10:00:00 TP0] Using FP8 KV cache but no scaling factors provided. Defaulting to scaling factors of 1.0. This may lead to less accurate results!"},
+	{"sglang", "ctx.over_derived", "[2026-11-29 10:00:00] Warning: User-specified context_length (262144) is greater than the derived context_length (131072). This may lead to incorrect model outputs or CUDA errors."},
+	{"vllm", "ctx.over_derived", "(APIServer pid=1) WARNING 11-29 10:00:00 [config.py:3900] User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None in model's config.json). Make sure the value is correct and within the model context size."},
+	{"sglang", "cudagraph.off", "[2026-11-29 10:00:00] Cuda graph is disabled because of using torch native attention backend"},
+	{"vllm", "cudagraph.off", "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:3500] Cudagraph is disabled under eager mode"},
+	{"tgi", "cudagraph.off", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: Bitsandbytes doesn't work with cuda graphs, deactivating them"},
+	{"tgi", "cudagraph.off", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are disabled (CUDA_GRAPHS=None)."},
+	{"vllm", "hf.slow_processor", "Using a slow image processor as `use_fast` is unset and a slow processor was saved with this model. `use_fast=True` will be the default behavior in v4.52, even if the model was saved with a slow processor."},
+	{"sglang", "hf.model_type_mismatch", "You are using a model of type qwen2 to instantiate a model of type llama. This is not supported for all configurations of models and can yield errors."},
+	{"sglang", "sglang.deepgemm_scale", "[2026-04-12 12:43:59] WARNING model_config.py:856: DeepGemm is enabled but the scale_fmt of checkpoint is not ue8m0. This might cause accuracy degradation on Blackwell."},
+	{"sglang", "sglang.deepgemm_scale", "[2026-04-12 12:43:59] DeepGemm is enabled but the scale_fmt of checkpoint is not ue8m0. This might cause accuracy degradation on Blackwell."},
+	{"sglang", "sglang.overlap_off", "[2026-11-29 10:00:00] Overlap scheduler is disabled because of using eagle speculative decoding."},
+	{"vllm", "vllm.flash_attn_off", "INFO 01-14 03:08:50 selector.py:151] Cannot use FlashAttention-2 backend for Volta and Turing GPUs."},
+	{"vllm", "vllm.jit_during_inference", "(EngineCore pid=1) WARNING 11-29 10:05:00 [jit_monitor.py:96] Triton kernel JIT compilation during inference: fused_moe_kernel"},
+	{"tgi", "tgi.no_flash_models", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: No module named 'flash_attn_2_cuda'"},
+	{"tgi", "tgi.prefill_reduced", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: Reducing the max batch prefill from 4096 to 2048 because there is not enough VRAM to support it."},
+	{"tgi", "tgi.attention_forced", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Forcing attention to 'paged' because head dim is not supported by flashinfer, also disabling prefix caching"},
+	{"tgi", "tgi.exllama_off", "2026-01-08T10:00:00.123456Z  WARN shard-manager: text_generation_launcher: Disabling exllama because desc_act=True rank=0"},
+	{"tgi", "tgi.graph_warmup_failed", "2026-01-08T10:00:00.123456Z ERROR shard-manager: text_generation_launcher: Decode cuda graph warmup failed rank=0"},
+	{"tgi", "tgi.legacy_tokenizer", "2026-01-08T10:00:00.123456Z  WARN text_generation_router::server: router/src/server.rs:1464: Odd tokenizer detected, falling back on legacy tokenization"},
+}
+
+func TestNotableLines(t *testing.T) {
+	for _, tt := range notableLines {
+		t.Run(tt.id, func(t *testing.T) {
+			c := Lookup(tt.server).Classify(tt.line)
+			got := ""
+			if c.Notable != nil {
+				got = c.Notable.ID
+			}
+			if got != tt.id {
+				t.Errorf("%s profile: line %q is notable %q, want %q", name(tt.server), tt.line, got, tt.id)
+			}
+			if c.Failure != nil {
+				t.Errorf("a notable warning fails the start: %s", c.Failure.ID)
+			}
+			if c.Notable != nil && (c.Notable.Meaning == "" || c.Notable.Effect == "") {
+				t.Errorf("rule %s has no meaning or effect", c.Notable.ID)
+			}
+		})
+	}
+}
+
+// A line that fails the start is not also a notable warning.
+func TestFailureIsNotNotable(t *testing.T) {
+	line := "ValueError: Warning: User-specified context_length (262144) is greater than the derived context_length (131072). This may lead to incorrect model outputs or CUDA errors. To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
+	c := Lookup("sglang").Classify(line)
+	if c.Failure == nil || c.Failure.ID != "ctx.too_long" {
+		t.Fatalf("failure = %v, want ctx.too_long", c.Failure)
+	}
+	if c.Notable != nil {
+		t.Errorf("failure line is also notable %s", c.Notable.ID)
+	}
+}
+
 // knownGaps are rules whose real lines live in another test file of the
 // package that this table does not see (the llama.cpp profile's own
 // tests); the reason says where. Empty it as those lines join a table.
@@ -136,6 +199,12 @@ func classIDs(c Class) []string {
 	var ids []string
 	if c.Failure != nil {
 		ids = append(ids, c.Failure.ID)
+	}
+	if c.KernelRule != nil {
+		ids = append(ids, c.KernelRule.ID)
+	}
+	if c.Notable != nil {
+		ids = append(ids, c.Notable.ID)
 	}
 	return ids
 }
@@ -160,9 +229,17 @@ func TestFailureLines(t *testing.T) {
 // earlier one.
 func TestEveryRuleHasALine(t *testing.T) {
 	covered := map[string]bool{}
-	for _, tt := range failureLines {
+	lines := append(append([]ruleLine{}, failureLines...), notableLines...)
+	for _, k := range kernelCases {
+		lines = append(lines, ruleLine{k.server, k.id, k.line})
+	}
+	for _, tt := range lines {
+		// Only the rule the table asserts counts: a line that also
+		// matches another rule does not cover that one.
 		for _, id := range classIDs(Lookup(tt.server).Classify(tt.line)) {
-			covered[id] = true
+			if id == tt.id {
+				covered[id] = true
+			}
 		}
 	}
 	all := allRuleIDs(t)
@@ -212,6 +289,17 @@ func allRuleIDs(t *testing.T) []string {
 	}
 	for _, r := range commonFailures {
 		add(r.ID, "the common catalogue")
+	}
+	for _, r := range kernelRules {
+		add(r.ID, "the kernel config rules")
+	}
+	for _, r := range commonNotable {
+		add(r.ID, "the common notable warnings")
+	}
+	for _, pr := range allProfiles {
+		for _, r := range pr.Notable {
+			add(r.ID, name(pr.Name)+"'s notable warnings")
+		}
 	}
 	return ids
 }
