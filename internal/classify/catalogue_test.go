@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	v "vigil/internal/verdict"
 )
 
 // ruleLine is a real line and the catalogue rule it must match first.
@@ -124,6 +126,38 @@ var failureLines = []ruleLine{
 	{"tgi", "tgi.shard_failed", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard 0 failed to start"},
 	{"tgi", "tgi.webserver", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Webserver Crashed"},
 	{"tgi", "tgi.launcher_error", "Error: ShardCannotStart"},
+	{"vllm", "parallel.divisible", "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (3)."},
+	{"vllm", "vllm.no_device", "RuntimeError: Failed to infer device type, please set the environment variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue."},
+	{"vllm", "vllm.batched_tokens", "ValueError: max_num_batched_tokens (2048) is smaller than max_model_len (32768). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len."},
+	{"trtllm", "trtllm.executor_init", "[07/08/2025-19:47:15] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: Invalid argument: max_num_tokens (8192) must be greater than 0"},
+	{"trtllm", "trtllm.mpi_abort", "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD with errorcode 1."},
+	{"tgi", "tgi.no_binary", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: text-generation-server not found in PATH"},
+	{"tgi", "tgi.router_bind", "2026-01-08T10:00:00.123456Z ERROR text_generation_router::server: router/src/server.rs:2325: Failed to bind to 0.0.0.0:3000: Address already in use (os error 98)"},
+	{"tgi", "tgi.shard_disconnected", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard status channel disconnected"},
+}
+
+// phaseLines are real lines of the phase markers this catalogue grounds
+// in the servers' current source.
+var phaseLines = []struct {
+	server, line string
+	phase        v.Phase
+}{
+	{"vllm", "(EngineCore pid=310) INFO 06-01 21:42:15 [monitor.py:81] Initial profiling/warmup run took 1.31 s", v.KVCache},
+	{"vllm", "(EngineCore pid=310) INFO 06-01 21:42:10 [decorators.py:708] saved AOT compiled function to /root/.cache/vllm/torch_compile_cache/torch_aot_compile/26b1/rank_0_0/model", v.Compile},
+	{"vllm", "(EngineCore pid=310) INFO 06-01 21:42:13 [monitor.py:53] torch.compile took 6.63 s in total", v.Compile},
+	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Using attention flashinfer - Prefix caching true", v.Init},
+	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Sharding model on 2 processes", v.Init},
+	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Starting check and download process for Qwen/Qwen3-8B", v.Weights},
+	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: KV-cache blocks: 12345, size: 1 rank=0", v.Warmup},
+	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are enabled for sizes [32, 16, 8, 4, 2, 1] rank=0", v.Warmup},
+}
+
+func TestPhaseLines(t *testing.T) {
+	for _, tt := range phaseLines {
+		if got := Lookup(tt.server).Classify(tt.line).Phase; got != tt.phase {
+			t.Errorf("%s: phase of %q = %q, want %q", tt.server, tt.line, got, tt.phase)
+		}
+	}
 }
 
 // notableLines hold a line for every notable-warning rule.

@@ -163,6 +163,10 @@ var commonFailures = []FailureRule{
 		Hint: "upgrade the server, or pass --trust-remote-code / the Transformers backend if it supports this model"},
 	{ID: "hf.remote_code", Matcher: re("requires you to execute the|trust_remote_code=True`|trust_remote_code=True'", `requires you to execute the (configuration|modeling) file|Please pass the argument .trust_remote_code=True|set the option .trust_remote_code=True`), Cause: v.Config, Title: "the model needs --trust-remote-code",
 		Hint: "add --trust-remote-code if you trust the repository's code"},
+	// vllm config/parallel.py and config/model.py (0.6-0.12): heads or
+	// layers that do not split evenly over the GPUs.
+	{ID: "parallel.divisible", Matcher: re("must be divisible by", `must be divisible by (tensor|pipeline) parallel size`), Cause: v.Config, Title: "the model does not split evenly over the GPUs",
+		Hint: "choose a tensor parallel size that divides the model's attention heads (and a pipeline size that divides its layers): --tensor-parallel-size{flag:--tensor-parallel-size} / --tp{flag:--tp}"},
 	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
 		Hint: "read the field named in the validation error and fix that flag"},
 	// dependency

@@ -111,6 +111,10 @@ var vllm = &Profile{
 		{Matcher: lit("for vLLM's torch.compile"), Phase: v.Compile},
 		{Matcher: lit("Dynamo bytecode transform time"), Phase: v.Compile},
 		{Matcher: re("Compiling a graph for|Directly load the compiled graph|torch.compile t|Cache the graph", `^Compiling a graph for|^Directly load the compiled graph|^torch\.compile (takes|took)|^Cache the graph`), Phase: v.Compile},
+		// compilation/monitor.py (0.11+): the profiling run that sizes the KV cache.
+		{Matcher: lit("Initial profiling/warmup run took"), Phase: v.KVCache},
+		// compilation/decorators.py (0.12+): torch.compile's AOT artefacts.
+		{Matcher: re("saved AOT compiled function", `^saved AOT compiled function`), Phase: v.Compile},
 		{Matcher: re("Available KV cache memory|GPU KV cache size|Maximum concurrency for", `^Available KV cache memory|^GPU KV cache size|^Maximum concurrency for`), Phase: v.KVCache},
 		{Matcher: re("blocks: ", `^# (GPU|CUDA|\w+) blocks:`), Phase: v.KVCache},
 		{Matcher: lit("Memory profiling takes"), Phase: v.KVCache},
@@ -147,6 +151,13 @@ var vllm = &Profile{
 		// unexpectedly"; executor/multiproc_worker_utils.py (V0, to 0.10):
 		// "Worker X pid N died, exit code: C", where -9 is left to mp.exitcode9.
 		{ID: "vllm.died", Matcher: re("died unexpectedly|died with exit code|died, exit code", `died unexpectedly|died with exit code|died, exit code: -?(?:[0-8]|\d{2,})\b`), Fatal: true, Title: "a server process died"},
+		// vllm config (DeviceConfig, 0.6-0.12): no CUDA, ROCm or other
+		// platform was detected.
+		{ID: "vllm.no_device", Matcher: lit("Failed to infer device type"), Cause: v.CUDA, Title: "vLLM found no GPU or other accelerator",
+			Hint: "check that the GPUs are visible (nvidia-smi, CUDA_VISIBLE_DEVICES, the container's --gpus / runtime) and that the installed vLLM build matches the platform"},
+		// vllm config/scheduler.py (0.6-0.12), when chunked prefill is off.
+		{ID: "vllm.batched_tokens", Matcher: re("is smaller than max_model_len", `max_num_batched_tokens \(\d+\) is smaller than max_model_len`), Cause: v.Config, Title: "max_num_batched_tokens is below max_model_len",
+			Hint: "raise --max-num-batched-tokens{flag:--max-num-batched-tokens}, lower --max-model-len{flag:--max-model-len}, or enable chunked prefill"},
 		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
 	},
@@ -183,6 +194,11 @@ var trtllm = &Profile{
 		// not create (KV cache, additional executor resources, ...).
 		{ID: "trtllm.executor_oom", Matcher: lit("Executor creation failed due to insufficient GPU memory"), Cause: v.GPUOOM, Title: "not enough GPU memory to create the executor",
 			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
+		// tensorrt_llm executor/worker.py (0.2x-1.x): announces the error
+		// the worker raised; the OOM form above is more specific.
+		{ID: "trtllm.executor_init", Matcher: re("Failed to initialize executor on rank", `Failed to initialize executor on rank \d+`), Fatal: true, Title: "the executor failed to start"},
+		// Open MPI, under trtllm-serve with more than one rank.
+		{ID: "trtllm.mpi_abort", Matcher: lit("MPI_ABORT was invoked on rank"), Fatal: true, Title: "an MPI rank aborted"},
 		{ID: "trtllm.no_config", Matcher: lit("Failed to infer model format because no config.json exists"), Cause: v.ModelLoad, Title: "the model directory holds no config.json",
 			Hint: "point the model argument at a checkpoint directory with config.json (in a Hugging Face cache, the snapshots/<revision> folder), or at a Hugging Face model id"},
 	},
@@ -220,10 +236,15 @@ var tgi = &Profile{
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
 		{Matcher: re("Args {", `^Args \{`), Phase: v.Init},
+		// launcher/src/main.rs (2.x-3.x).
+		{Matcher: re("Using attention|Sharding model on", `^Using attention \S+ - Prefix caching|^Sharding model on \d+ processes`), Phase: v.Init},
 		{Matcher: re("download process|Files are already present|Successfully downloaded weights|Download file:", `Starting download process|Starting check and download process|Files are already present|Successfully downloaded weights|Download file:`), Phase: v.Weights},
 		{Matcher: re("Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://", `^Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://`), Phase: v.Weights},
 		{Matcher: re("Starting Webserver|Using backend", `^Starting Webserver|Using backend`), Phase: v.Serving},
 		{Matcher: re("Warming up model|Setting max batch total tokens", `^Warming up model|Setting max batch total tokens`), Phase: v.Warmup},
+		// server/text_generation_server/models/flash_causal_lm.py (3.x):
+		// printed by the shards during the router's warmup call.
+		{Matcher: re("KV-cache blocks:|Cuda Graphs are enabled for sizes", `^KV-cache blocks: \d+|^Cuda Graphs are enabled for sizes`), Phase: v.Warmup},
 	},
 	Failures: []FailureRule{
 		{ID: "tgi.shard_failed", Matcher: re("failed to start|crashed|Shard complete standard error output", `Shard \d+ failed to start|Shard \d+ crashed|Shard complete standard error output`), Fatal: true, Title: "a shard failed to start"},
@@ -233,6 +254,15 @@ var tgi = &Profile{
 			Hint: "check the model id, HF_TOKEN for gated models, network access to the Hub and free disk space"},
 		{ID: "tgi.args", Matcher: re("ArgumentValidation|NotEnoughCUDADevices", `ArgumentValidation|NotEnoughCUDADevices`), Cause: v.Config, Fatal: true, Title: "invalid launcher arguments",
 			Hint: "read the validation message: token limits must satisfy max-input-tokens < max-total-tokens <= max-batch-prefill-tokens..."},
+		// launcher/src/main.rs (2.x-3.x): the Python server or the router
+		// binary is missing from the image.
+		{ID: "tgi.no_binary", Matcher: re("not found in PATH", `text-generation-(server|router) not found in PATH`), Cause: v.Dependency, Fatal: true, Title: "a TGI component is not installed",
+			Hint: "install it (make install-server / make install-router) or use the official TGI image"},
+		// router/src/server.rs (2.x-3.x).
+		{ID: "tgi.router_bind", Matcher: re("Failed to bind to", `Failed to bind to \S+: .*(Address already in use|os error 98)`), Cause: v.PortInUse, Fatal: true, Title: "the router's port is already taken",
+			Hint: "another process listens on the port: stop it or choose another --port"},
+		// launcher/src/main.rs (2.x-3.x).
+		{ID: "tgi.shard_disconnected", Matcher: lit("Shard status channel disconnected"), Fatal: true, Title: "a shard stopped reporting to the launcher"},
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
 		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Title: "the launcher gave up"},
 	},
