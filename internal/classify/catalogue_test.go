@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	v "vigil/internal/verdict"
 )
 
 // ruleLine is a real line and the catalogue rule it must match first.
@@ -136,28 +134,164 @@ var failureLines = []ruleLine{
 	{"tgi", "tgi.shard_disconnected", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard status channel disconnected"},
 }
 
-// phaseLines are real lines of the phase markers this catalogue grounds
-// in the servers' current source.
-var phaseLines = []struct {
-	server, line string
-	phase        v.Phase
-}{
-	{"vllm", "(EngineCore pid=310) INFO 06-01 21:42:15 [monitor.py:81] Initial profiling/warmup run took 1.31 s", v.KVCache},
-	{"vllm", "(EngineCore pid=310) INFO 06-01 21:42:10 [decorators.py:708] saved AOT compiled function to /root/.cache/vllm/torch_compile_cache/torch_aot_compile/26b1/rank_0_0/model", v.Compile},
-	{"vllm", "(EngineCore pid=310) INFO 06-01 21:42:13 [monitor.py:53] torch.compile took 6.63 s in total", v.Compile},
-	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Using attention flashinfer - Prefix caching true", v.Init},
-	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Sharding model on 2 processes", v.Init},
-	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Starting check and download process for Qwen/Qwen3-8B", v.Weights},
-	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: KV-cache blocks: 12345, size: 1 rank=0", v.Warmup},
-	{"tgi", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are enabled for sizes [32, 16, 8, 4, 2, 1] rank=0", v.Warmup},
+// phaseLines hold a line for every phase marker and progress-bar rule,
+// in the format of the version named in the rule's comment (vLLM V1
+// unless the line says otherwise).
+var phaseLines = []ruleLine{
+	{"sglang", "sglang.phase.server_args", "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tokenizer_mode='auto')"},
+	{"sglang", "sglang.phase.attention_backend", "[2026-11-29 10:00:00] Attention backend not explicitly specified. Use fa3 backend by default."},
+	{"sglang", "sglang.phase.chat_template", "[2026-11-29 10:00:00] Using default HuggingFace chat template with detected content format: string"},
+	{"sglang", "sglang.phase.init_distributed", "[2026-11-29 10:00:00 TP0] Init torch distributed begin."},
+	{"sglang", "sglang.phase.load_weight_begin", "[2026-11-29 10:00:00 TP0] Load weight begin. avail mem=78.58 GB"},
+	{"sglang", "sglang.phase.weights_format", "[2026-11-29 10:00:00 TP0] Using model weights format ['*.safetensors']"},
+	{"sglang", "sglang.phase.local_snapshot", "[2026-11-29 10:00:00 TP0] Found local HF snapshot for Qwen/Qwen3-8B at /root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/b968826d; skipping download."},
+	{"sglang", "sglang.phase.load_weight_end", "[2026-11-29 10:00:00 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.95 GB, mem usage=15.63 GB."},
+	{"sglang", "sglang.phase.kv_allocated", "[2026-11-29 10:00:00 TP0] KV Cache is allocated. #tokens: 413243, K size: 28.38 GB, V size: 28.38 GB"},
+	{"sglang", "sglang.phase.memory_pool_end", "[2026-11-29 10:00:00 TP0] Memory pool end. avail mem=5.12 GB"},
+	{"sglang", "sglang.phase.deepgemm_jit", "[2026-11-29 10:00:00 TP0] Entering DeepGEMM JIT Pre-Compile session. It may takes a long time (typically 10-20 mins) if you have not run `sglang.compile_deep_gemm`."},
+	{"sglang", "sglang.phase.flashinfer_autotune", "[2026-11-29 10:00:00 TP0] Running FlashInfer autotune..."},
+	{"sglang", "sglang.phase.compiling_graph", "[2026-11-29 10:00:00 TP0] Compiling a graph for dynamic shape takes 12.31 s"},
+	{"sglang", "sglang.phase.capture_graph", "[2026-11-29 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=5.10 GB"},
+	{"sglang", "sglang.phase.uvicorn_running", "[2026-11-29 10:00:00] INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)"},
+	{"sglang", "sglang.phase.started_process", "[2026-11-29 10:00:00] INFO:     Started server process [4242]"},
+	{"sglang", "sglang.phase.startup_complete", "[2026-11-29 10:00:00] INFO:     Application startup complete."},
+	{"sglang", "sglang.phase.granian", "[2026-11-29 10:00:00] Starting embedded Granian server on 127.0.0.1:30000"},
+	{"sglang", "sglang.phase.warmup_request", `[2026-11-29 10:00:00] INFO:     127.0.0.1:52120 - "GET /model_info HTTP/1.1" 200 OK`},
+	{"sglang", "sglang.phase.prefill_batch", "[2026-11-29 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0"},
+	{"sglang", "sglang.phase.disagg_warmup", "[2026-11-29 10:00:00] Start of pd disaggregation warmup ..."},
+	{"sglang", "sglang.bar.shards", "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:03<00:03,  1.52it/s]"},
+	{"sglang", "sglang.bar.loader", "Loading safetensors using Fastsafetensor loader:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"sglang", "sglang.bar.streamer", "Loading safetensors using Runai Model Streamer:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"sglang", "sglang.bar.deepgemm", "DeepGEMM warmup: 50%|█████     | 2/4 [00:10<00:10,  5.00s/it]"},
+	{"sglang", "sglang.bar.compiling", "Compiling num tokens (num_tokens=8192): 100%|██████████| 58/58 [00:30<00:00,  1.90it/s]"},
+	{"sglang", "sglang.bar.capturing", "Capturing batches (bs=1 avail_mem=23.56 GB): 100%|██████████| 52/52 [00:05<00:00, 10.36it/s]"},
+
+	{"vllm", "vllm.phase.launch_version", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1839] vLLM API server version 0.11.0"},
+	{"vllm", "vllm.phase.non_default_args", "(APIServer pid=1) INFO 11-29 10:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B'}"},
+	{"vllm", "vllm.phase.args_namespace", "INFO 01-14 03:08:50 api_server.py:585] args: Namespace(host=None, port=8000, model='Qwen/Qwen2.5-7B')"},
+	{"vllm", "vllm.phase.resolved_arch", "(APIServer pid=1) INFO 11-29 10:00:00 [model.py:547] Resolved architecture: Qwen3ForCausalLM"},
+	{"vllm", "vllm.phase.llm_engine", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: model='Qwen/Qwen3-8B'"},
+	{"vllm", "vllm.phase.multiple_tasks", "INFO 01-14 03:08:50 config.py:510] This model supports multiple tasks: {'generate', 'embed'}. Defaulting to 'generate'."},
+	{"vllm", "vllm.phase.world_size", "(EngineCore_DP0 pid=7) DEBUG 11-29 10:00:00 [parallel_state.py:1000] world_size=2 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:29500 backend=nccl"},
+	{"vllm", "vllm.phase.nccl_version", "(VllmWorker TP0 pid=8) INFO 11-29 10:00:00 [pynccl.py:70] vLLM is using nccl==2.27.3"},
+	{"vllm", "vllm.phase.nccl_library", "INFO 01-14 03:08:50 utils.py:960] Found nccl from library libnccl.so.2"},
+	{"vllm", "vllm.phase.rank_assigned", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [parallel_state.py:1208] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0"},
+	{"vllm", "vllm.phase.start_load", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-8B..."},
+	{"vllm", "vllm.phase.load_from_scratch", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2634] Loading model from scratch..."},
+	{"vllm", "vllm.phase.weights_format", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [weight_utils.py:392] Using model weights format ['*.safetensors']"},
+	{"vllm", "vllm.phase.download_time", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [weight_utils.py:413] Time spent downloading weights for Qwen/Qwen3-8B: 45.12 seconds"},
+	{"vllm", "vllm.phase.checkpoint_fs", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [weight_utils.py:450] Filesystem type for checkpoints: EXT4. Checkpoint size: 15.26 GiB. Available RAM: 500.00 GiB."},
+	{"vllm", "vllm.phase.loading_weights_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [default_loader.py:267] Loading weights took 3.12 seconds"},
+	{"vllm", "vllm.phase.model_loading_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2653] Model loading took 15.27 GiB and 4.01 seconds"},
+	{"vllm", "vllm.phase.compile_cache", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [backends.py:548] Using cache directory: /root/.cache/vllm/torch_compile_cache/4a1b/rank_0_0/backbone for vLLM's torch.compile"},
+	{"vllm", "vllm.phase.dynamo_transform", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [backends.py:559] Dynamo bytecode transform time: 5.11 s"},
+	{"vllm", "vllm.phase.compile_graph", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [backends.py:218] Compiling a graph for dynamic shape takes 20.52 s"},
+	{"vllm", "vllm.phase.compile_graph", "(EngineCore pid=310) INFO 06-01 21:42:13 [monitor.py:53] torch.compile took 6.63 s in total"},
+	{"vllm", "vllm.phase.profiling_run", "(EngineCore pid=310) INFO 06-01 21:42:15 [monitor.py:81] Initial profiling/warmup run took 1.31 s"},
+	{"vllm", "vllm.phase.aot_saved", "(EngineCore pid=310) INFO 06-01 21:42:10 [decorators.py:708] saved AOT compiled function to /root/.cache/vllm/torch_compile_cache/torch_aot_compile/26b1/rank_0_0/model"},
+	{"vllm", "vllm.phase.kv_cache_size", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [kv_cache_utils.py:1087] GPU KV cache size: 249,168 tokens"},
+	{"vllm", "vllm.phase.kv_blocks", "INFO 01-14 03:08:50 executor_base.py:115] # cuda blocks: 27264, # CPU blocks: 2048"},
+	{"vllm", "vllm.phase.memory_profiling", "INFO 11-03 15:51:26 [worker.py:294] Memory profiling takes 22.16 seconds"},
+	{"vllm", "vllm.phase.graph_memory", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_worker.py:298] Estimated CUDA graph memory: 0.52 GiB total"},
+	{"vllm", "vllm.phase.capturing_graphs", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:3480] Graph capturing finished in 6 secs, took 0.51 GiB"},
+	{"vllm", "vllm.phase.flashinfer_warmup", "(Worker_TP0_EP0 pid=4155524) INFO 08-20 17:22:37 [gpu_worker.py:774] Compile and warming up model for size 8192"},
+	{"vllm", "vllm.phase.init_engine_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [core.py:210] init engine (profile, create kv cache, warmup model) took 35.21 seconds"},
+	{"vllm", "vllm.phase.starting_server", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000"},
+	{"vllm", "vllm.phase.supported_tasks", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1620] Supported_tasks: ['generate']"},
+	{"vllm", "vllm.phase.routes", "(APIServer pid=1) INFO 11-29 10:00:00 [launcher.py:34] Available routes are:"},
+	{"vllm", "vllm.phase.started_process", "(APIServer pid=1) INFO:     Started server process [1]"},
+	{"vllm", "vllm.phase.startup_complete", "(APIServer pid=1) INFO:     Application startup complete."},
+	{"vllm", "vllm.bar.shards", "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:03<00:03,  1.52it/s]"},
+	{"vllm", "vllm.bar.loader", "Loading safetensors using Fastsafetensor loader:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"vllm", "vllm.bar.streamer", "Loading safetensors using Runai Model Streamer:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"vllm", "vllm.bar.deepgemm", "DeepGemm(fp8_gemm_nt) warmup (W=torch.Size([4096, 7168])): 50%|█████     | 4096/8192 [00:04<00:04, 1000.00it/s]"},
+	{"vllm", "vllm.phase.capturing_graphs", "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  50%|█████     | 33/67 [00:01<00:01, 33.44it/s]"},
+	{"vllm", "vllm.phase.capturing_graphs", "Capturing CUDA graph shapes: 100%|██████████| 35/35 [00:12<00:00,  2.81it/s]"},
+
+	{"trtllm", "trtllm.phase.version", "[TensorRT-LLM] TensorRT LLM version: 1.2.1"},
+	{"trtllm", "trtllm.phase.version", "[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3"},
+	{"trtllm", "trtllm.phase.llm_args", "[12/20/2025-04:20:04] [TRT-LLM] [I] Updated llm args: max_batch_size=2048, max_num_tokens=8192"},
+	{"trtllm", "trtllm.phase.llmargs", "[12/20/2025-04:20:04] [TRT-LLM] [I] TorchLlmArgs(model='openai/gpt-oss-120b')"},
+	{"trtllm", "trtllm.phase.pytorch_backend", "[12/20/2025-04:20:04] [TRT-LLM] [I] Using LLM with PyTorch backend"},
+	{"trtllm", "trtllm.phase.mpi", "[TensorRT-LLM][INFO] Initializing MPI with thread mode 3"},
+	{"trtllm", "trtllm.phase.mpi_session", "rank 0 using MpiPoolSession to spawn MPI processes"},
+	{"trtllm", "trtllm.phase.loading", "Loading weights concurrently: 100%|██████████| 1127/1127 [00:05<00:00, 205.01it/s]"},
+	{"trtllm", "trtllm.phase.model_init", "Model init total -- 19.66s"},
+	{"trtllm", "trtllm.phase.kv_cache", "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 68.69 GiB for max tokens in paged KV cache (643136)."},
+	{"trtllm", "trtllm.phase.autotune", "[12/20/2025-04:21:04] [TRT-LLM] [I] [Autotuner] Autotuning process starts ..."},
+	{"trtllm", "trtllm.phase.cuda_graph", "[12/20/2025-04:21:10] [TRT-LLM] [I] Run generation-only CUDA graph warmup for batch size=4, draft_len=0, max_seq_len=8192"},
+	{"trtllm", "trtllm.phase.warmup", "[12/20/2025-04:21:20] [TRT-LLM] [I] Run warmup for batch size=1"},
+	{"trtllm", "trtllm.phase.started_process", "INFO:     Started server process [4242]"},
+	{"trtllm", "trtllm.phase.startup_complete", "INFO:     Application startup complete."},
+	{"trtllm", "trtllm.bar.load", "Loading safetensors weights in parallel: 100%|██████████| 6/6 [00:00<00:00, 105.78it/s]"},
+	{"trtllm", "trtllm.bar.capturing", "Capturing graphs: 50%|█████     | 2/4 [00:01<00:01,  2.00it/s]"},
+
+	{"tgi", "tgi.phase.args", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {"},
+	{"tgi", "tgi.phase.attention", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Using attention flashinfer - Prefix caching true"},
+	{"tgi", "tgi.phase.attention", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Sharding model on 2 processes"},
+	{"tgi", "tgi.phase.download", "2026-01-08T10:00:00.123456Z  INFO download: text_generation_launcher: Starting check and download process for Qwen/Qwen3-8B"},
+	{"tgi", "tgi.phase.download", "2024-06-08T10:00:00.123456Z  INFO download: text_generation_launcher: Starting download process."},
+	{"tgi", "tgi.phase.shard", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0"},
+	{"tgi", "tgi.phase.webserver", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Starting Webserver"},
+	{"tgi", "tgi.phase.warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model"},
+	{"tgi", "tgi.phase.shard_warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: KV-cache blocks: 12345, size: 1 rank=0"},
+	{"tgi", "tgi.phase.shard_warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are enabled for sizes [32, 16, 8, 4, 2, 1] rank=0"},
 }
 
 func TestPhaseLines(t *testing.T) {
 	for _, tt := range phaseLines {
-		if got := Lookup(tt.server).Classify(tt.line).Phase; got != tt.phase {
-			t.Errorf("%s: phase of %q = %q, want %q", tt.server, tt.line, got, tt.phase)
+		c := Lookup(tt.server).Classify(tt.line)
+		got := ""
+		if c.PhaseRule != nil {
+			got = c.PhaseRule.ID
+		}
+		if got != tt.id {
+			t.Errorf("%s: line %q marked by %q, want %q", tt.server, tt.line, got, tt.id)
 		}
 	}
+}
+
+// readyLines hold a line for every ready rule, keyed by readyKey.
+var readyLines = []ruleLine{
+	{"sglang", "sglang.ready:The server is fired up and ready to roll!", "[2026-11-29 10:00:00] The server is fired up and ready to roll!"},
+	{"tgi", "tgi.ready:Connected", "2026-01-08T10:00:00.123456Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected"},
+}
+
+// phaseKey names a phase rule: its ID, or for one without (the llama.cpp
+// profile's, until they get IDs) its profile and literal.
+func phaseKey(pr *Profile, r *PhaseRule) string {
+	if r.ID != "" {
+		return r.ID
+	}
+	return name(pr.Name) + ".phase:" + r.Lit
+}
+
+// readyKey names a ready rule, which has no ID of its own: its profile
+// and its literal.
+func readyKey(pr *Profile, m *Matcher) string { return name(pr.Name) + ".ready:" + m.Lit }
+
+func TestReadyLines(t *testing.T) {
+	for _, tt := range readyLines {
+		pr := Lookup(tt.server)
+		c := pr.Classify(tt.line)
+		if !c.Ready {
+			t.Errorf("%s: %q is not ready", tt.server, tt.line)
+		}
+		if got := firstReady(pr, tt.line); got != tt.id {
+			t.Errorf("%s: %q is ready by %q, want %q", tt.server, tt.line, got, tt.id)
+		}
+	}
+}
+
+// firstReady is the key of the first ready rule that matches line.
+func firstReady(pr *Profile, line string) string {
+	msg := Parse(line).Msg
+	for i := range pr.Ready {
+		if pr.Ready[i].match(msg, strings.ToLower(msg)) {
+			return readyKey(pr, &pr.Ready[i])
+		}
+	}
+	return ""
 }
 
 // notableLines hold a line for every notable-warning rule.
@@ -226,7 +360,19 @@ func TestFailureIsNotNotable(t *testing.T) {
 // knownGaps are rules whose real lines live in another test file of the
 // package that this table does not see (the llama.cpp profile's own
 // tests); the reason says where. Empty it as those lines join a table.
-var knownGaps = map[string]string{}
+var knownGaps = map[string]string{
+	"llamacpp.phase:system info:|system_info:":                                                     llamacppGap,
+	"llamacpp.phase:HTTP server is listening|HTTP server listening":                                llamacppGap,
+	"llamacpp.phase:loading model|llama_model_load|load_tensors:|print_info:|common_download_file": llamacppGap,
+	"llamacpp.phase:clip_|load_hparams:|mtmd_init":                                                 llamacppGap,
+	"llamacpp.phase:llama_context:|llama_kv_cache|llama_new_context_with_model":                    llamacppGap,
+	"llamacpp.phase:warming up the model":                                                          llamacppGap,
+	"llamacpp.ready:main: server is listening on|main: model loaded":                               llamacppGap,
+	"llamacpp.ready:all slots are idle":                                                            llamacppGap,
+	"llamacpp.ready:model loaded":                                                                  llamacppGap,
+}
+
+const llamacppGap = "the llama.cpp profile's phase and ready rules get IDs and lines with that profile (llamacpp_test.go)"
 
 // classIDs is every catalogue rule ID a classified line carries.
 func classIDs(c Class) []string {
@@ -239,6 +385,9 @@ func classIDs(c Class) []string {
 	}
 	if c.Notable != nil {
 		ids = append(ids, c.Notable.ID)
+	}
+	if c.PhaseRule != nil {
+		ids = append(ids, c.PhaseRule.ID)
 	}
 	return ids
 }
@@ -263,7 +412,7 @@ func TestFailureLines(t *testing.T) {
 // earlier one.
 func TestEveryRuleHasALine(t *testing.T) {
 	covered := map[string]bool{}
-	lines := append(append([]ruleLine{}, failureLines...), notableLines...)
+	lines := append(append(append([]ruleLine{}, failureLines...), notableLines...), phaseLines...)
 	for _, k := range kernelCases {
 		lines = append(lines, ruleLine{k.server, k.id, k.line})
 	}
@@ -274,6 +423,11 @@ func TestEveryRuleHasALine(t *testing.T) {
 			if id == tt.id {
 				covered[id] = true
 			}
+		}
+	}
+	for _, tt := range readyLines {
+		if firstReady(Lookup(tt.server), tt.line) == tt.id {
+			covered[tt.id] = true
 		}
 	}
 	all := allRuleIDs(t)
@@ -319,6 +473,14 @@ func allRuleIDs(t *testing.T) []string {
 	for _, pr := range allProfiles {
 		for _, r := range pr.Failures {
 			add(r.ID, name(pr.Name))
+		}
+		for _, rules := range [][]PhaseRule{pr.Phases, pr.ProgressPhases} {
+			for _, r := range rules {
+				add(phaseKey(pr, &r), name(pr.Name)+"'s phases")
+			}
+		}
+		for i := range pr.Ready {
+			add(readyKey(pr, &pr.Ready[i]), name(pr.Name)+"'s ready lines")
 		}
 	}
 	for _, r := range commonFailures {

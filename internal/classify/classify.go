@@ -14,6 +14,8 @@ type Class struct {
 	// phase backwards.
 	Phase v.Phase
 	Back  bool
+	// PhaseRule is the marker or progress-bar rule that set Phase.
+	PhaseRule *PhaseRule
 	// Progress is set when the line is a progress bar.
 	Progress *Progress
 	// Failure is the failure rule the line matched, if any.

@@ -234,7 +234,7 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 	for i := range pr.Phases {
 		r := &pr.Phases[i]
 		if match(pf.phaseBase+i, &r.Matcher) {
-			c.Phase, c.Back = r.Phase, r.Back
+			c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 			break
 		}
 	}
@@ -246,7 +246,7 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 				for i := range pr.ProgressPhases {
 					r := &pr.ProgressPhases[i]
 					if r.match(p.Desc, desc) {
-						c.Phase = r.Phase
+						c.Phase, c.PhaseRule = r.Phase, r
 						break
 					}
 				}

@@ -19,7 +19,7 @@ func (pr *Profile) classifySlow(line string) Class {
 	for i := range pr.Phases {
 		r := &pr.Phases[i]
 		if r.match(msg, lowerOf()) {
-			c.Phase, c.Back = r.Phase, r.Back
+			c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 			break
 		}
 	}
@@ -30,7 +30,7 @@ func (pr *Profile) classifySlow(line string) Class {
 			for i := range pr.ProgressPhases {
 				r := &pr.ProgressPhases[i]
 				if r.match(p.Desc, desc) {
-					c.Phase = r.Phase
+					c.Phase, c.PhaseRule = r.Phase, r
 					break
 				}
 			}

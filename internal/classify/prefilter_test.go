@@ -95,7 +95,7 @@ var allProfiles = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
 func sameClass(a, b Class) bool {
 	if a.Parsed != b.Parsed || a.Phase != b.Phase || a.Back != b.Back || a.Failure != b.Failure ||
 		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready ||
-		a.Notable != b.Notable || a.KernelRule != b.KernelRule {
+		a.Notable != b.Notable || a.KernelRule != b.KernelRule || a.PhaseRule != b.PhaseRule {
 		return false
 	}
 	if (a.Kernel == nil) != (b.Kernel == nil) || a.Kernel != nil && *a.Kernel != *b.Kernel {

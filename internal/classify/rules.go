@@ -49,6 +49,9 @@ func (m *Matcher) match(msg, lower string) bool {
 
 // PhaseRule marks the start of a phase.
 type PhaseRule struct {
+	// ID is a stable name for the rule, e.g. "vllm.phase.start_load"
+	// ("vllm.bar.shards" for a progress bar's description).
+	ID string
 	Matcher
 	Phase verdict.Phase
 	// Back lets this marker move the phase backwards (llama.cpp loads the
