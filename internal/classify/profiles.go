@@ -66,25 +66,46 @@ var sglang = &Profile{
 		{ID: "sglang.bar.capturing", Matcher: fold("capturing"), Phase: v.CUDAGraph},
 	},
 	Failures: []FailureRule{
+		// model_executor/model_runner.py init_memory_pool (0.4-0.5.x): "Not
+		// enough memory. Please try to increase --mem-fraction-static";
+		// mem_cache/memory_pool.py (0.5.x, hybrid models): "state cache is
+		// too small to serve any requests".
 		{ID: "sglang.kv_pool", Matcher: re("Not enough memory. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small", `Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small to serve any requests`), Cause: v.GPUOOM, Title: "not enough GPU memory left for the KV cache",
 			Hint: "raise --mem-fraction-static{flag:--mem-fraction-static} (the share of GPU memory for weights + KV cache), or lower --max-running-requests / --context-length; with speculative decoding the draft model's weights count too"},
+		// model_executor/cuda_graph_runner.py (0.4-0.5.x): "Capture cuda
+		// graph failed: {e}" (0.5.x also "Capture <kind> graph failed").
 		{ID: "sglang.graph_oom", Matcher: re("graph failed", `Capture .*graph failed: .*(out of memory|OutOfMemory)`), Cause: v.GPUOOM, Title: "out of GPU memory while capturing CUDA graphs",
 			Hint: "lower --mem-fraction-static or --cuda-graph-max-bs, or disable CUDA graphs for the largest batch sizes"},
+		// entrypoints/engine.py _launch_subprocesses (0.5.x): "Rank N
+		// scheduler died during initialization (exit code: C)"; the
+		// subprocess liveness monitor (0.5.x): "Subprocess X (pid=N)
+		// crashed with exit code C".
 		{ID: "sglang.scheduler_killed", Matcher: re("exit code: -9)|exit code -9", `(scheduler died during initialization \(exit code: -9\)|crashed with exit code -9\b)`), Cause: v.HostOOM, Fatal: true, Title: "a scheduler was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; load weights with fewer threads (or without multi-threaded loading), lower host memory use, or add RAM/swap"},
 		{ID: "sglang.scheduler_died", Matcher: re("died during initialization", `scheduler died during initialization \(exit code: -?\d+\)`), Cause: "", Fatal: true, Title: "a scheduler process died during initialization"},
+		// managers/tokenizer_manager.py (0.4-0.5.x).
 		{ID: "sglang.scheduler_dead", Matcher: re("scheduler is dead", `Rank \d+ scheduler is dead`), Fatal: true, Title: "a scheduler process died"},
 		{ID: "sglang.subprocess_crashed", Matcher: re("crashed with exit code", `^Subprocess \S+ \(pid=\d+\) crashed with exit code`), Fatal: true, Title: "a server subprocess crashed"},
+		// managers/scheduler.py, detokenizer_manager.py,
+		// data_parallel_controller.py, tokenizer_manager.py (0.4-0.5.x):
+		// "<Process> hit an exception: <traceback>".
 		{ID: "sglang.child_exception", Matcher: re("hit an exception", `(Scheduler|DetokenizerManager|DataParallelController|TokenizerManager|TokenizerWorker) hit an exception`), Fatal: true, Title: "a server process raised an exception"},
+		// entrypoints/engine.py (0.4-0.5.x) and the SIGQUIT handler.
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, Title: "a child process failed and the launcher is killing the server"},
+		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
+		// "Initialization failed. warmup error: ...".
 		{ID: "sglang.init_failed", Matcher: re("Initialization failed", `^Initialization failed\.`), Fatal: true, Title: "initialization failed"},
+		// managers/scheduler.py watchdog thread (0.4-0.5.x).
 		{ID: "sglang.watchdog", Matcher: re("atchdog timeout", `[Ww]atchdog timeout \(`), Fatal: true, Title: "SGLang's watchdog found a stuck scheduler"},
+		// srt/utils.py wait_port_available (0.4-0.5.x): "{port_name} at
+		// {port} is not available in {timeout} seconds".
 		{ID: "sglang.port_check", Matcher: re("Port is already in use|is not available in", `Port is already in use|at \d+ is not available in \d+ seconds`), Cause: v.PortInUse, Fatal: true, Title: "a port SGLang needs is already taken",
 			Hint: "another process holds the port: stop it or choose other ports (--port, --nccl-port, --dist-init-addr)"},
 	},
 	Notable: sglangNotable,
-	Ready:   []Matcher{lit("The server is fired up and ready to roll!")},
-	Detect:  []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
+	// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x).
+	Ready:  []Matcher{lit("The server is fired up and ready to roll!")},
+	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
 }
 
 var vllm = &Profile{
@@ -140,17 +161,34 @@ var vllm = &Profile{
 		// vllm.phase.capturing_graphs, which shadowed it.
 	},
 	Failures: []FailureRule{
+		// v1/core/kv_cache_utils.py (0.8-0.12) and worker/worker.py (V0):
+		// "No available memory for the cache blocks"; v1/worker/gpu_worker.py
+		// (0.9-0.12): "Free memory on device ... is less than desired GPU
+		// memory utilization".
 		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|is less than desired GPU memory utilization", `No available memory for the cache blocks|is less than desired GPU memory utilization`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
+		// v1/core/kv_cache_utils.py check_enough_kv_cache_memory (0.8-0.12).
 		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
 			Hint: "lower --max-model-len{flag:--max-model-len} to the estimate in the message, or raise --gpu-memory-utilization{flag:--gpu-memory-utilization}"},
+		// worker/worker.py and v1/worker/gpu_worker.py (0.7-0.9).
 		{ID: "vllm.profiling", Matcher: lit("Error in memory profiling"), Cause: v.GPUOOM, Title: "GPU memory changed under vLLM while it was profiling",
 			Hint: "another process on the GPU released or took memory during startup: run the server alone on its GPUs"},
+		// v1/engine/utils.py wait_for_engine_startup (0.8.5-0.12):
+		// "Engine core initialization failed. See root cause above. Failed
+		// core proc(s): {name: exitcode}".
 		{ID: "vllm.engine_failed_9", Matcher: re("Failed core proc", `Failed core proc\(s\): \{[^}]*-9\}`), Cause: v.HostOOM, Fatal: true, Title: "the engine process was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; lower host memory use (fewer API servers, smaller swap space --swap-space, no CPU offload)"},
+		// v1/engine/core.py run_engine_core "EngineCore failed to start.",
+		// v1/executor/multiproc_executor.py "WorkerProc failed to start." /
+		// "Worker failed with error" (0.8-0.12), and the echo above.
 		{ID: "vllm.engine_failed", Matcher: re("EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error", `EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error`), Fatal: true, Title: "the engine failed to start"},
+		// v1/engine/core.py (0.7-0.12): "EngineCore encountered a fatal
+		// error." (older: "EngineCore hit an exception").
 		{ID: "vllm.engine_exception", Matcher: re("EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a", `EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a fatal error|EngineCore encountered an issue`), Fatal: true, Title: "the engine raised an exception"},
-		{ID: "vllm.fatal_signal", Matcher: lit("Got fatal signal from worker processes"), Fatal: true, Title: "a worker failed and the engine is shutting down"},
+		// v1/engine/core_client.py (0.8-0.9) "Got fatal signal from worker
+		// processes"; v1/executor/multiproc_executor.py (0.8-0.9)
+		// "MulitprocExecutor got fatal signal from worker processes" (sic).
+		{ID: "vllm.fatal_signal", Matcher: lit("Got fatal signal from worker processes|got fatal signal from worker processes"), Fatal: true, Title: "a worker failed and the engine is shutting down"},
 		// v1/executor/multiproc_executor.py (0.8-0.12): "Worker proc X died
 		// unexpectedly"; executor/multiproc_worker_utils.py (V0, to 0.10):
 		// "Worker X pid N died, exit code: C", where -9 is left to mp.exitcode9.
@@ -162,6 +200,7 @@ var vllm = &Profile{
 		// vllm config/scheduler.py (0.6-0.12), when chunked prefill is off.
 		{ID: "vllm.batched_tokens", Matcher: re("is smaller than max_model_len", `max_num_batched_tokens \(\d+\) is smaller than max_model_len`), Cause: v.Config, Title: "max_num_batched_tokens is below max_model_len",
 			Hint: "raise --max-num-batched-tokens{flag:--max-num-batched-tokens}, lower --max-model-len{flag:--max-model-len}, or enable chunked prefill"},
+		// v1/engine/utils.py (0.10-0.12), VLLM_ENGINE_READY_TIMEOUT_S.
 		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
 	},
@@ -197,8 +236,10 @@ var trtllm = &Profile{
 		{ID: "trtllm.bar.capturing", Matcher: fold("captur"), Phase: v.CUDAGraph},
 	},
 	Failures: []FailureRule{
+		// trtllm-serve (0.2x-1.x), seen in users' logs.
 		{ID: "trtllm.bind", Matcher: lit("Failed to bind socket to"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 			Hint: "another process listens on the port: stop it or choose another --port"},
+		// Any TensorRT-LLM KV cache allocation that does not fit.
 		{ID: "trtllm.kv_oom", Matcher: re("KV cache|kv cache|KV Cache", `(?i)not enough (gpu )?memory.*kv cache|kv cache.*(out of memory|insufficient)`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "reduce --max_batch_size, --max_num_tokens or --max_seq_len, lower --free_gpu_memory_fraction only if other processes need the GPU, or add GPUs"},
 		// The PyTorch backend's own report names the component it could
@@ -210,6 +251,7 @@ var trtllm = &Profile{
 		{ID: "trtllm.executor_init", Matcher: re("Failed to initialize executor on rank", `Failed to initialize executor on rank \d+`), Fatal: true, Title: "the executor failed to start"},
 		// Open MPI, under trtllm-serve with more than one rank.
 		{ID: "trtllm.mpi_abort", Matcher: lit("MPI_ABORT was invoked on rank"), Fatal: true, Title: "an MPI rank aborted"},
+		// llmapi/llm_utils.py (0.2x-1.x).
 		{ID: "trtllm.no_config", Matcher: lit("Failed to infer model format because no config.json exists"), Cause: v.ModelLoad, Title: "the model directory holds no config.json",
 			Hint: "point the model argument at a checkpoint directory with config.json (in a Hugging Face cache, the snapshots/<revision> folder), or at a Hugging Face model id"},
 	},
@@ -258,11 +300,18 @@ var tgi = &Profile{
 		{ID: "tgi.phase.shard_warmup", Matcher: re("KV-cache blocks:|Cuda Graphs are enabled for sizes", `^KV-cache blocks: \d+|^Cuda Graphs are enabled for sizes`), Phase: v.Warmup},
 	},
 	Failures: []FailureRule{
+		// launcher/src/main.rs (2.x-3.3): "Shard {rank} failed to start",
+		// "Shard {rank} crashed", "Shard complete standard error output:".
 		{ID: "tgi.shard_failed", Matcher: re("failed to start|crashed|Shard complete standard error output", `Shard \d+ failed to start|Shard \d+ crashed|Shard complete standard error output`), Fatal: true, Title: "a shard failed to start"},
+		// launcher/src/main.rs (2.x-3.3): "Shard process was signaled to
+		// shutdown with signal {signal}".
 		{ID: "tgi.signaled", Matcher: re("signal", `Shard process was signaled to shutdown with signal 9\b`), Cause: v.HostOOM, Fatal: true, Title: "a shard was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`"},
+		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.download", Matcher: lit("Download encountered an error"), Cause: v.ModelLoad, Fatal: true, Title: "downloading the weights failed",
 			Hint: "check the model id, HF_TOKEN for gated models, network access to the Hub and free disk space"},
+		// launcher/src/main.rs LauncherError (2.x-3.3), printed by main's
+		// Err return: "Error: ArgumentValidation(...)".
 		{ID: "tgi.args", Matcher: re("ArgumentValidation|NotEnoughCUDADevices", `ArgumentValidation|NotEnoughCUDADevices`), Cause: v.Config, Fatal: true, Title: "invalid launcher arguments",
 			Hint: "read the validation message: token limits must satisfy max-input-tokens < max-total-tokens <= max-batch-prefill-tokens..."},
 		// launcher/src/main.rs (2.x-3.x): the Python server or the router
@@ -274,12 +323,16 @@ var tgi = &Profile{
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		// launcher/src/main.rs (2.x-3.x).
 		{ID: "tgi.shard_disconnected", Matcher: lit("Shard status channel disconnected"), Fatal: true, Title: "a shard stopped reporting to the launcher"},
+		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
+		// The launcher's final "Error: <LauncherError>" (ShardCannotStart,
+		// DownloadError, WebserverFailed, ...).
 		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Title: "the launcher gave up"},
 	},
 	Notable: tgiNotable,
-	Ready:   []Matcher{re("Connected", `^Connected$`)},
-	Detect:  []string{"text_generation_launcher", "text_generation_router", "text-generation-launcher"},
+	// router/src/server.rs (2.x-3.3), after the warmup.
+	Ready:  []Matcher{re("Connected", `^Connected$`)},
+	Detect: []string{"text_generation_launcher", "text_generation_router", "text-generation-launcher"},
 }
 
 // generic is used while the server kind is unknown: only the library-level
