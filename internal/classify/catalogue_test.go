@@ -132,6 +132,12 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.mpi_abort", "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD with errorcode 1."},
 	{"tgi", "tgi.no_binary", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: text-generation-server not found in PATH"},
 	{"tgi", "tgi.router_bind", "2026-01-08T10:00:00.123456Z ERROR text_generation_router::server: router/src/server.rs:2325: Failed to bind to 0.0.0.0:3000: Address already in use (os error 98)"},
+	{"tgi", "tgi.weight_missing", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: RuntimeError: weight model.layers.0.self_attn.q_proj.qweight does not exist"},
+	{"tgi", "tgi.unsupported_model", "ValueError: Unsupported model type qwen9"},
+	{"vllm", "cuda.no_gpu", "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu."},
+	{"sglang", "hf.not_found", "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': '/models/missing/Qwen3-8B'. Use `repo_type` argument if needed."},
+	{"trtllm", "hf.unknown_model_type", "ValueError: The checkpoint you are trying to load has model type `qwen3_5` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date."},
+	{"vllm", "torch.fork_cuda", "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method"},
 	{"tgi", "tgi.shard_disconnected", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard status channel disconnected"},
 }
 

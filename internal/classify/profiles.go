@@ -323,6 +323,13 @@ var tgi = &Profile{
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		// launcher/src/main.rs (2.x-3.x).
 		{ID: "tgi.shard_disconnected", Matcher: lit("Shard status channel disconnected"), Fatal: true, Title: "a shard stopped reporting to the launcher"},
+		// server/text_generation_server/utils/weights.py (2.x-3.3).
+		{ID: "tgi.weight_missing", Matcher: re("does not exist", `^(?:RuntimeError: )?weight \S+ does not exist`), Cause: v.ModelLoad, Title: "a weight the model needs is not in the checkpoint",
+			Hint: "the checkpoint does not match the architecture or quantization TGI chose: check --quantize and that the files are complete"},
+		// server/text_generation_server/models/__init__.py and
+		// custom_modeling/vlm.py (2.x-3.3).
+		{ID: "tgi.unsupported_model", Matcher: re("Unsupported model type", `Unsupported model type \S+`), Cause: v.Config, Title: "TGI does not support this model type",
+			Hint: "upgrade TGI, or serve the model with another server; check that config.json's model_type is right"},
 		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
 		// The launcher's final "Error: <LauncherError>" (ShardCannotStart,
