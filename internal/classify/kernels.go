@@ -12,7 +12,7 @@ import (
 // whether they found one. A default config costs speed, not correctness.
 type KernelConfig struct {
 	// Kernel is "fused_moe", "fused_moe_down" (SGLang's separate
-	// down-projection config) or "w8a8_block_fp8".
+	// down-projection config), "w8a8_block_fp8" or "w8a8_block_int8".
 	Kernel string
 	// State is "tuned" (the file was read), "fallback" (a file tuned for
 	// another Triton version was read) or "default" (no file: built-in
@@ -61,6 +61,9 @@ var kernelRules = []KernelRule{
 	// vllm model_executor/layers/quantization/utils/fp8_utils.py (0.7-0.12)
 	// and sglang layers/quantization/fp8_kernel.py (0.4-0.5.x).
 	{ID: "kernel.fp8_tuned", Matcher: re("for W8A8 Block FP8 kernel", `Using configuration from (?P<file>.+?) for W8A8 Block FP8 kernel\.?`), Kernel: "w8a8_block_fp8", State: KernelTuned},
+	// sglang layers/quantization/int8_kernel.py (0.4-0.5.x), the same for
+	// block INT8.
+	{ID: "kernel.int8_tuned", Matcher: re("for W8A8 Block INT8 kernel", `Using configuration from (?P<file>.+?) for W8A8 Block INT8 kernel\.?`), Kernel: "w8a8_block_int8", State: KernelTuned},
 	// sglang fused_moe_triton_config.py (0.5.x): a config tuned for another
 	// Triton version, used because none exists for this one.
 	{ID: "kernel.moe_fallback", Matcher: re("Fallback to triton version", `Fallback to triton version \S+ and use MoE kernel config from (?P<file>.+?)\. Performance might be sub-optimal`), Kernel: "fused_moe", State: KernelFallback},
@@ -75,6 +78,7 @@ var kernelRules = []KernelRule{
 	{ID: "kernel.moe_default", Matcher: re("Using default MoE", `Using default MoE (?:kernel )?config\. Performance might be sub-optimal! Config file not found at (?P<file>.+?)(?:, you can create them with .*)?$`), Kernel: "fused_moe", State: KernelDefault},
 	// vllm fp8_utils.py and sglang fp8_kernel.py.
 	{ID: "kernel.fp8_default", Matcher: re("Using default W8A8 Block FP8 kernel config", `Using default W8A8 Block FP8 kernel config\. Performance might be sub-optimal! Config file not found at (?P<file>.+?)$`), Kernel: "w8a8_block_fp8", State: KernelDefault},
+	{ID: "kernel.int8_default", Matcher: re("Using default W8A8 Block INT8 kernel config", `Using default W8A8 Block INT8 kernel config\. Performance might be sub-optimal! Config file not found at (?P<file>.+?)$`), Kernel: "w8a8_block_int8", State: KernelDefault},
 	// sglang fused_moe_triton_config.py (0.5.x), --enable-deterministic-inference.
 	{ID: "kernel.moe_deterministic", Matcher: lit("Deterministic inference is enabled, using default MoE kernel config"), Kernel: "fused_moe", State: KernelDefault},
 }

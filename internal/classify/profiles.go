@@ -243,7 +243,8 @@ var trtllm = &Profile{
 		{ID: "trtllm.kv_oom", Matcher: re("KV cache|kv cache|KV Cache", `(?i)not enough (gpu )?memory.*kv cache|kv cache.*(out of memory|insufficient)`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "reduce --max_batch_size, --max_num_tokens or --max_seq_len, lower --free_gpu_memory_fraction only if other processes need the GPU, or add GPUs"},
 		// The PyTorch backend's own report names the component it could
-		// not create (KV cache, additional executor resources, ...).
+		// not create (KV cache, additional executor resources, ...):
+		// _torch/pyexecutor/py_executor_creator.py _maybe_explain_if_oom (1.x).
 		{ID: "trtllm.executor_oom", Matcher: lit("Executor creation failed due to insufficient GPU memory"), Cause: v.GPUOOM, Title: "not enough GPU memory to create the executor",
 			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
 		// tensorrt_llm executor/worker.py (0.2x-1.x): announces the error
