@@ -352,6 +352,14 @@ func TestNotableLines(t *testing.T) {
 	}
 }
 
+// A traceback's source line that quotes a warning is not one.
+func TestQuotedWarningIsNotNotable(t *testing.T) {
+	line := `    logger.warning("Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.")`
+	if c := Lookup("vllm").Classify(line); c.Notable != nil {
+		t.Errorf("quoted source line is notable %s", c.Notable.ID)
+	}
+}
+
 // A line that fails the start is not also a notable warning.
 func TestFailureIsNotNotable(t *testing.T) {
 	line := "ValueError: Warning: User-specified context_length (262144) is greater than the derived context_length (131072). This may lead to incorrect model outputs or CUDA errors. To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"

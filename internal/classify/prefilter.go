@@ -271,19 +271,11 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 			break
 		}
 	}
-	for i := range pr.Notable {
-		if match(pf.notableBase+i, &pr.Notable[i].Matcher) {
-			c.Notable = &pr.Notable[i]
-			break
-		}
-	}
-	if c.Notable == nil {
-		for i := range commonNotable {
-			if match(pf.commonNotableBase+i, &commonNotable[i].Matcher) {
-				c.Notable = &commonNotable[i]
-				break
-			}
-		}
+	// Traceback frames and source lines quote code, which may hold a
+	// warning's or an error's text.
+	quoted := strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t")
+	if !quoted {
+		c.Notable = pf.notable(pr, match)
 	}
 	if c.Warning() {
 		c.Benign = true
@@ -295,7 +287,7 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 			return c
 		}
 	}
-	if c.Progress != nil || strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t") {
+	if c.Progress != nil || quoted {
 		return c
 	}
 	for i := range pr.Failures {
@@ -315,6 +307,22 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 		c.Exception = true
 	}
 	return c
+}
+
+// notable is the first notable-warning rule, the profile's before the
+// common ones, whose matcher matches.
+func (pf *prefilter) notable(pr *Profile, match func(int, *Matcher) bool) *NotableRule {
+	for i := range pr.Notable {
+		if match(pf.notableBase+i, &pr.Notable[i].Matcher) {
+			return &pr.Notable[i]
+		}
+	}
+	for i := range commonNotable {
+		if match(pf.commonNotableBase+i, &commonNotable[i].Matcher) {
+			return &commonNotable[i]
+		}
+	}
+	return nil
 }
 
 func isNameStart(b byte) bool {

@@ -53,6 +53,9 @@ func (pr *Profile) classifySlow(line string) Class {
 	}
 notable:
 	for _, rules := range [][]NotableRule{pr.Notable, commonNotable} {
+		if strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t") {
+			break
+		}
 		for i := range rules {
 			if rules[i].match(msg, lowerOf()) {
 				c.Notable = &rules[i]
