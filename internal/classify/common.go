@@ -119,8 +119,11 @@ var commonFailures = []FailureRule{
 	// port_in_use
 	{ID: "net.bind", Matcher: re("ddress already in use|EADDRINUSE|AddrInUse|ADDRESS ALREADY IN USE", `(?i)address already in use|EADDRINUSE|AddrInUse`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 		Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :PORT'` and stop it, or choose another --port"},
-	{ID: "net.errno98", Matcher: lit("[Errno 98]"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
-		Hint: "another process listens on the port: find it with `ss -ltnp` and stop it, or choose another --port"},
+	// No separate "[Errno 98]" rule: Python spells errno 98 "Address
+	// already in use" in every message that carries it (uvicorn's "[Errno
+	// 98] error while attempting to bind on address (...): address already
+	// in use", OSError's "[Errno 98] Address already in use"), so net.bind
+	// always matched first and it never decided a line.
 	// model_load
 	{ID: "hf.gated", Matcher: re("gated repo", `gated repo|Cannot access gated repo`), Cause: v.ModelLoad, Title: "the model is gated on the Hugging Face Hub",
 		Hint: "accept the model's licence on its Hub page and set HF_TOKEN for this server"},
