@@ -233,3 +233,19 @@ func BenchmarkParseFast(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
 }
+
+func TestHitSetNext(t *testing.T) {
+	h := make(hitSet, 3)
+	for _, b := range []int{0, 5, 63, 64, 130} {
+		h.set(b)
+	}
+	tests := []struct{ from, end, want int }{
+		{0, 192, 0}, {1, 192, 5}, {6, 192, 63}, {64, 192, 64}, {65, 192, 130},
+		{131, 192, -1}, {1, 5, -1}, {6, 63, -1}, {66, 130, -1}, {0, 0, -1},
+	}
+	for _, tt := range tests {
+		if got := h.next(tt.from, tt.end); got != tt.want {
+			t.Errorf("next(%d, %d) = %d, want %d", tt.from, tt.end, got, tt.want)
+		}
+	}
+}
