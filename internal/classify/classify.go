@@ -14,6 +14,8 @@ type Class struct {
 	// phase backwards.
 	Phase v.Phase
 	Back  bool
+	// PhaseRule is the marker or progress-bar rule that set Phase.
+	PhaseRule *PhaseRule
 	// Progress is set when the line is a progress bar.
 	Progress *Progress
 	// Failure is the failure rule the line matched, if any.
@@ -27,6 +29,14 @@ type Class struct {
 	Benign bool
 	// Ready is true for the server's ready line.
 	Ready bool
+	// Kernel is set when the line reports a kernel's tuned-config lookup
+	// (tuned, fallback or default); KernelRule is the rule that read it.
+	Kernel     *KernelConfig
+	KernelRule *KernelRule
+	// Notable is the notable-warning rule the line matched: a warning that
+	// changes results or speed. A line that fails the start is never
+	// notable.
+	Notable *NotableRule
 }
 
 // IsError reports whether the line is an error, whether or not a rule

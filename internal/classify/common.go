@@ -123,7 +123,9 @@ var commonFailures = []FailureRule{
 		Hint: "rerun with CUDA_LAUNCH_BLOCKING=1; often an out-of-range token id or a wrong vocabulary size"},
 	{ID: "cuda.driver", Matcher: re("driver", `(?i)driver version is insufficient|NVIDIA driver on your system is too old|Found no NVIDIA driver|driver/library version mismatch`), Cause: v.CUDA, Title: "the NVIDIA driver does not fit the CUDA runtime",
 		Hint: "upgrade the driver or install a torch build for an older CUDA; in containers check the host driver and the NVIDIA container toolkit"},
-	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
+	// torch/cuda/__init__.py: "CUDA driver initialization failed, you
+	// might not have a CUDA gpu."
+	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
 		Hint: "check CUDA_VISIBLE_DEVICES, the container's --gpus flag and nvidia-smi"},
 	// torch/csrc/cuda/Module.cpp and c10/cuda/CUDAFunctions.cpp (torch
 	// 2.x): the driver answered cudaGetDeviceCount() with an error; 802 is
@@ -139,21 +141,28 @@ var commonFailures = []FailureRule{
 	// port_in_use
 	{ID: "net.bind", Matcher: re("ddress already in use|EADDRINUSE|AddrInUse|ADDRESS ALREADY IN USE", `(?i)address already in use|EADDRINUSE|AddrInUse`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 		Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :PORT'` and stop it, or choose another --port"},
-	{ID: "net.errno98", Matcher: lit("[Errno 98]"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
-		Hint: "another process listens on the port: find it with `ss -ltnp` and stop it, or choose another --port"},
+	// No separate "[Errno 98]" rule: Python spells errno 98 "Address
+	// already in use" in every message that carries it (uvicorn's "[Errno
+	// 98] error while attempting to bind on address (...): address already
+	// in use", OSError's "[Errno 98] Address already in use"), so net.bind
+	// always matched first and it never decided a line.
 	// model_load
 	{ID: "hf.gated", Matcher: re("gated repo", `gated repo|Cannot access gated repo`), Cause: v.ModelLoad, Title: "the model is gated on the Hugging Face Hub",
 		Hint: "accept the model's licence on its Hub page and set HF_TOKEN for this server"},
 	{ID: "hf.auth", Matcher: re("Client Error", `(401|403) Client Error`), Cause: v.ModelLoad, Title: "the Hub refused access to the model",
 		Hint: "set HF_TOKEN with access to the repository"},
-	{ID: "hf.not_found", Matcher: re("is not a local folder|NotFoundError|Repository Not Found|is not a valid git identifier|does not appear to have a file named|Cannot find the requested files", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache`), Cause: v.ModelLoad, Title: "the model could not be found",
+	// huggingface_hub's HFValidationError is what a model path that does
+	// not exist locally turns into ("Repo id must be in the form ...").
+	{ID: "hf.not_found", Matcher: re("is not a local folder|NotFoundError|Repository Not Found|is not a valid git identifier|does not appear to have a file named|Cannot find the requested files|HFValidationError", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache|HFValidationError: Repo id must`), Cause: v.ModelLoad, Title: "the model could not be found",
 		Hint: "check the model path or Hub id, the revision, and HF_HUB_OFFLINE / HF_HOME"},
-	{ID: "hf.unreachable", Matcher: re("huggingface.co|hf.co", `(huggingface|hf)\.co.*(Max retries exceeded|Temporary failure in name resolution|Connection refused|timed out|Network is unreachable|Connection reset)|(Max retries exceeded|Temporary failure in name resolution|timed out).*(huggingface|hf)\.co|We couldn't connect to 'https://huggingface\.co'`), Cause: v.ModelLoad, Title: "the Hugging Face Hub could not be reached to fetch the model",
-		Hint: "download the model ahead of time and point the server at the local path, or set HF_HUB_OFFLINE=1 with a populated cache; check proxy settings"},
 	// huggingface_hub says so when a download breaks, then resumes it; a
-	// start that goes on past weights drops it as a root cause.
+	// start that goes on past weights drops it as a root cause. It comes
+	// before hf.unreachable, whose pattern also matches the CDN's host and
+	// "Connection reset" and would shadow it.
 	{ID: "hf.download_broken", Matcher: re("Error while downloading from", `Error while downloading from https?://`), Cause: v.ModelLoad, Title: "downloading the model broke off",
 		Hint: "the connection to the Hub or its CDN broke: check the network path (proxy, HF_ENDPOINT, firewall to *.hf.co) and free disk space in the cache, or download the model ahead of time"},
+	{ID: "hf.unreachable", Matcher: re("huggingface.co|hf.co", `(huggingface|hf)\.co.*(Max retries exceeded|Temporary failure in name resolution|Connection refused|timed out|Network is unreachable|Connection reset)|(Max retries exceeded|Temporary failure in name resolution|timed out).*(huggingface|hf)\.co|We couldn't connect to 'https://huggingface\.co'`), Cause: v.ModelLoad, Title: "the Hugging Face Hub could not be reached to fetch the model",
+		Hint: "download the model ahead of time and point the server at the local path, or set HF_HUB_OFFLINE=1 with a populated cache; check proxy settings"},
 	{ID: "weights.missing", Matcher: re("Cannot find any model weights|No model weights found", `Cannot find any model weights|No model weights found`), Cause: v.ModelLoad, Title: "no weight files were found",
 		Hint: "the model directory has no *.safetensors / *.bin files in the expected format: check the path and --load-format"},
 	{ID: "safetensors.corrupt", Matcher: re("HeaderTooLarge|Error while deserializing header|MetadataIncompleteBuffer|InvalidHeaderDeserialization|SafetensorError|invalid load key", `HeaderTooLarge|Error while deserializing header|MetadataIncompleteBuffer|InvalidHeaderDeserialization|SafetensorError|invalid load key`), Cause: v.ModelLoad, Title: "a weight file is corrupt or incomplete",
@@ -179,10 +188,21 @@ var commonFailures = []FailureRule{
 		Hint: "lower --context-length / --max-model-len to the model's limit, or set the documented override environment variable if you know the model supports it"},
 	{ID: "quant.unknown", Matcher: re("quantization", `Unknown quantization method|is not supported for quantization method|quantization method .* is not supported for the current GPU|Cannot find any of .* in the model's quantization config`), Cause: v.Config, Title: "the quantization is not supported here",
 		Hint: "choose a quantization this server and GPU support (check its docs for the compute capability needed), or a different checkpoint"},
+	// transformers models/auto/configuration_auto.py: a model_type newer
+	// than the installed transformers.
+	{ID: "hf.unknown_model_type", Matcher: lit("does not recognize this architecture"), Cause: v.Config, Title: "the installed transformers does not know this model type",
+		Hint: "upgrade transformers (and the server) to a release that supports this model, or use a checkpoint of a supported architecture"},
+	// torch/cuda/__init__.py: CUDA was touched before a fork.
+	{ID: "torch.fork_cuda", Matcher: lit("Cannot re-initialize CUDA in forked subprocess"), Cause: v.Config, Title: "CUDA was initialised before the worker processes were forked",
+		Hint: "use the spawn start method (vLLM: VLLM_WORKER_MULTIPROC_METHOD=spawn) and do not touch CUDA in the parent before the server starts"},
 	{ID: "arch.unsupported", Matcher: re("Model architectures", `Model architectures .* (are not supported|failed to be inspected)`), Cause: v.Config, Title: "the model architecture is not supported by this version",
 		Hint: "upgrade the server, or pass --trust-remote-code / the Transformers backend if it supports this model"},
 	{ID: "hf.remote_code", Matcher: re("requires you to execute the|trust_remote_code=True`|trust_remote_code=True'", `requires you to execute the (configuration|modeling) file|Please pass the argument .trust_remote_code=True|set the option .trust_remote_code=True`), Cause: v.Config, Title: "the model needs --trust-remote-code",
 		Hint: "add --trust-remote-code if you trust the repository's code"},
+	// vllm config/parallel.py and config/model.py (0.6-0.12): heads or
+	// layers that do not split evenly over the GPUs.
+	{ID: "parallel.divisible", Matcher: re("must be divisible by", `must be divisible by (tensor|pipeline) parallel size`), Cause: v.Config, Title: "the model does not split evenly over the GPUs",
+		Hint: "choose a tensor parallel size that divides the model's attention heads (and a pipeline size that divides its layers): --tensor-parallel-size{flag:--tensor-parallel-size} / --tp{flag:--tp}"},
 	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
 		Hint: "read the field named in the validation error and fix that flag"},
 	// dependency

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"math/bits"
 	"strings"
 	"sync"
 )
@@ -27,6 +28,7 @@ type prefilter struct {
 	guards []guard
 
 	phaseBase, readyBase, benignBase, failBase, commonBase int
+	kernelBase, notableBase, commonNotableBase             int
 	tracebackBit, exceptionBit, specialBit                 int
 }
 
@@ -103,6 +105,9 @@ func buildPrefilter(pr *Profile) *prefilter {
 	pf.benignBase = b.matchers(len(benign), func(i int) *Matcher { return &benign[i] })
 	pf.failBase = b.matchers(len(pr.Failures), func(i int) *Matcher { return &pr.Failures[i].Matcher })
 	pf.commonBase = b.matchers(len(commonFailures), func(i int) *Matcher { return &commonFailures[i].Matcher })
+	pf.kernelBase = b.matchers(len(kernelRules), func(i int) *Matcher { return &kernelRules[i].Matcher })
+	pf.notableBase = b.matchers(len(pr.Notable), func(i int) *Matcher { return &pr.Notable[i].Matcher })
+	pf.commonNotableBase = b.matchers(len(commonNotable), func(i int) *Matcher { return &commonNotable[i].Matcher })
 	pf.tracebackBit = b.bit()
 	b.add(tracebackHeader, pf.tracebackBit, false)
 	pf.exceptionBit = b.bit()
@@ -153,6 +158,20 @@ type hitSet []uint64
 
 func (h hitSet) has(bit int) bool { return h[bit>>6]&(1<<(bit&63)) != 0 }
 func (h hitSet) set(bit int)      { h[bit>>6] |= 1 << (bit & 63) }
+
+// next is the first set bit in [bit, end), or -1.
+func (h hitSet) next(bit, end int) int {
+	for bit < end {
+		if w := h[bit>>6] >> (bit & 63); w != 0 {
+			if b := bit + bits.TrailingZeros64(w); b < end {
+				return b
+			}
+			return -1
+		}
+		bit = (bit | 63) + 1
+	}
+	return -1
+}
 
 // scan sets the bits of every rule whose literal occurs in msg.
 func (pf *prefilter) scan(msg string, hits hitSet) {
@@ -217,22 +236,21 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 		}
 		return lowered
 	}
-	// match evaluates the matcher of bit, whose literal occurred.
-	match := func(bit int, m *Matcher) bool {
-		if !hits.has(bit) {
-			return false
+	// first is the index of the first of n rules, whose bits start at
+	// base, whose literal occurred and whose expression matches, or -1;
+	// at(i) is the i-th rule's matcher. Only bits that are set are visited.
+	first := func(base, n int, at func(int) *Matcher) int {
+		for b := hits.next(base, base+n); b >= 0; b = hits.next(b+1, base+n) {
+			m := at(b - base)
+			if m.Re == nil || pf.guards[b].allows(msg, lower) && m.Re.MatchString(msg) {
+				return b - base
+			}
 		}
-		if m.Re == nil {
-			return true
-		}
-		return pf.guards[bit].allows(msg, lower) && m.Re.MatchString(msg)
+		return -1
 	}
-	for i := range pr.Phases {
+	if i := first(pf.phaseBase, len(pr.Phases), func(i int) *Matcher { return &pr.Phases[i].Matcher }); i >= 0 {
 		r := &pr.Phases[i]
-		if match(pf.phaseBase+i, &r.Matcher) {
-			c.Phase, c.Back = r.Phase, r.Back
-			break
-		}
+		c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 	}
 	if MaybeProgress(msg) {
 		if p, ok := ParseProgress(msg); ok {
@@ -242,46 +260,53 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 				for i := range pr.ProgressPhases {
 					r := &pr.ProgressPhases[i]
 					if r.match(p.Desc, desc) {
-						c.Phase = r.Phase
+						c.Phase, c.PhaseRule = r.Phase, r
 						break
 					}
 				}
 			}
 		}
 	}
-	for i := range pr.Ready {
-		if match(pf.readyBase+i, &pr.Ready[i]) {
-			c.Ready = true
-			break
-		}
+	if first(pf.readyBase, len(pr.Ready), func(i int) *Matcher { return &pr.Ready[i] }) >= 0 {
+		c.Ready = true
 	}
 	if hits.has(pf.tracebackBit) {
 		c.Traceback = true
+	}
+	// Kernel configs and notable warnings are mostly printed as warnings,
+	// so they are read before a warning returns.
+	if i := first(pf.kernelBase, len(kernelRules), func(i int) *Matcher { return &kernelRules[i].Matcher }); i >= 0 {
+		r := &kernelRules[i]
+		c.Kernel, c.KernelRule = r.kernelConfig(msg), r
+	}
+	// Traceback frames and source lines quote code, which may hold a
+	// warning's or an error's text.
+	quoted := strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t")
+	if !quoted {
+		if i := first(pf.notableBase, len(pr.Notable), func(i int) *Matcher { return &pr.Notable[i].Matcher }); i >= 0 {
+			c.Notable = &pr.Notable[i]
+		} else if i := first(pf.commonNotableBase, len(commonNotable), func(i int) *Matcher { return &commonNotable[i].Matcher }); i >= 0 {
+			c.Notable = &commonNotable[i]
+		}
 	}
 	if c.Warning() {
 		c.Benign = true
 		return c
 	}
-	for i := range benign {
-		if match(pf.benignBase+i, &benign[i]) {
-			c.Benign = true
-			return c
-		}
-	}
-	if c.Progress != nil || strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t") {
+	if first(pf.benignBase, len(benign), func(i int) *Matcher { return &benign[i] }) >= 0 {
+		c.Benign = true
 		return c
 	}
-	for i := range pr.Failures {
-		if match(pf.failBase+i, &pr.Failures[i].Matcher) {
-			c.Failure = &pr.Failures[i]
-			return c
-		}
+	if c.Progress != nil || quoted {
+		return c
 	}
-	for i := range commonFailures {
-		if match(pf.commonBase+i, &commonFailures[i].Matcher) {
-			c.Failure = &commonFailures[i]
-			return c
-		}
+	if i := first(pf.failBase, len(pr.Failures), func(i int) *Matcher { return &pr.Failures[i].Matcher }); i >= 0 {
+		c.Failure, c.Notable = &pr.Failures[i], nil
+		return c
+	}
+	if i := first(pf.commonBase, len(commonFailures), func(i int) *Matcher { return &commonFailures[i].Matcher }); i >= 0 {
+		c.Failure, c.Notable = &commonFailures[i], nil
+		return c
 	}
 	// exceptionRe needs one of its words and a name at the start.
 	if hits.has(pf.exceptionBit) && msg != "" && isNameStart(msg[0]) && exceptionRe.MatchString(msg) {

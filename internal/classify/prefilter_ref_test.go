@@ -19,7 +19,7 @@ func (pr *Profile) classifySlow(line string) Class {
 	for i := range pr.Phases {
 		r := &pr.Phases[i]
 		if r.match(msg, lowerOf()) {
-			c.Phase, c.Back = r.Phase, r.Back
+			c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 			break
 		}
 	}
@@ -30,7 +30,7 @@ func (pr *Profile) classifySlow(line string) Class {
 			for i := range pr.ProgressPhases {
 				r := &pr.ProgressPhases[i]
 				if r.match(p.Desc, desc) {
-					c.Phase = r.Phase
+					c.Phase, c.PhaseRule = r.Phase, r
 					break
 				}
 			}
@@ -44,6 +44,24 @@ func (pr *Profile) classifySlow(line string) Class {
 	}
 	if strings.Contains(msg, "Traceback (most recent call last)") {
 		c.Traceback = true
+	}
+	for i := range kernelRules {
+		if kernelRules[i].match(msg, lowerOf()) {
+			c.Kernel, c.KernelRule = kernelRules[i].kernelConfig(msg), &kernelRules[i]
+			break
+		}
+	}
+notable:
+	for _, rules := range [][]NotableRule{pr.Notable, commonNotable} {
+		if strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t") {
+			break
+		}
+		for i := range rules {
+			if rules[i].match(msg, lowerOf()) {
+				c.Notable = &rules[i]
+				break notable
+			}
+		}
 	}
 	if c.Warning() {
 		c.Benign = true
@@ -63,7 +81,7 @@ func (pr *Profile) classifySlow(line string) Class {
 	for _, rules := range [][]FailureRule{pr.Failures, commonFailures} {
 		for i := range rules {
 			if rules[i].match(msg, lowerOf()) {
-				c.Failure = &rules[i]
+				c.Failure, c.Notable = &rules[i], nil
 				return c
 			}
 		}

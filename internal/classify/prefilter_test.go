@@ -94,7 +94,11 @@ var allProfiles = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
 
 func sameClass(a, b Class) bool {
 	if a.Parsed != b.Parsed || a.Phase != b.Phase || a.Back != b.Back || a.Failure != b.Failure ||
-		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready {
+		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready ||
+		a.Notable != b.Notable || a.KernelRule != b.KernelRule || a.PhaseRule != b.PhaseRule {
+		return false
+	}
+	if (a.Kernel == nil) != (b.Kernel == nil) || a.Kernel != nil && *a.Kernel != *b.Kernel {
 		return false
 	}
 	if (a.Progress == nil) != (b.Progress == nil) {
@@ -104,12 +108,15 @@ func sameClass(a, b Class) bool {
 }
 
 func describe(c Class) string {
-	id := ""
+	id, notable := "", ""
 	if c.Failure != nil {
 		id = c.Failure.ID
 	}
-	return fmt.Sprintf("phase %q back %v progress %v failure %q exception %v traceback %v benign %v ready %v parsed %+v",
-		c.Phase, c.Back, c.Progress != nil, id, c.Exception, c.Traceback, c.Benign, c.Ready, c.Parsed)
+	if c.Notable != nil {
+		notable = c.Notable.ID
+	}
+	return fmt.Sprintf("phase %q back %v progress %v failure %q notable %q kernel %+v exception %v traceback %v benign %v ready %v parsed %+v",
+		c.Phase, c.Back, c.Progress != nil, id, notable, c.Kernel, c.Exception, c.Traceback, c.Benign, c.Ready, c.Parsed)
 }
 
 func TestClassifyMatchesReference(t *testing.T) {
@@ -190,6 +197,17 @@ func TestGuardsAllowMatches(t *testing.T) {
 	for _, r := range commonFailures {
 		res = append(res, r.Re)
 	}
+	for _, r := range kernelRules {
+		res = append(res, r.Re)
+	}
+	for _, r := range commonNotable {
+		res = append(res, r.Re)
+	}
+	for _, pr := range allProfiles {
+		for _, r := range pr.Notable {
+			res = append(res, r.Re)
+		}
+	}
 	lines := corpus(t)
 	for _, re := range res {
 		if re == nil {
@@ -214,4 +232,20 @@ func BenchmarkParseFast(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
+}
+
+func TestHitSetNext(t *testing.T) {
+	h := make(hitSet, 3)
+	for _, b := range []int{0, 5, 63, 64, 130} {
+		h.set(b)
+	}
+	tests := []struct{ from, end, want int }{
+		{0, 192, 0}, {1, 192, 5}, {6, 192, 63}, {64, 192, 64}, {65, 192, 130},
+		{131, 192, -1}, {1, 5, -1}, {6, 63, -1}, {66, 130, -1}, {0, 0, -1},
+	}
+	for _, tt := range tests {
+		if got := h.next(tt.from, tt.end); got != tt.want {
+			t.Errorf("next(%d, %d) = %d, want %d", tt.from, tt.end, got, tt.want)
+		}
+	}
 }

@@ -19,6 +19,9 @@ type Profile struct {
 	// Failures are this server's own failure lines, checked before the
 	// common library-level rules.
 	Failures []FailureRule
+	// Notable are this server's warnings that change results or speed,
+	// checked before the common ones (notable.go).
+	Notable []NotableRule
 	// Ready lines say the server finished starting.
 	Ready []Matcher
 	// ReadyNeedsLine: a health 200 alone is not readiness (SGLang answers
@@ -32,53 +35,75 @@ var sglang = &Profile{
 	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true,
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
-		{Matcher: lit("server_args=ServerArgs("), Phase: v.Init},
-		{Matcher: lit("Attention backend not"), Phase: v.Init},
-		{Matcher: lit("chat template"), Phase: v.Init},
-		{Matcher: re("Init ", `^Init (torch distributed|nccl) (begin|ends)`), Phase: v.Distributed},
-		{Matcher: lit("Load weight begin"), Phase: v.Weights},
-		{Matcher: lit("Using model weights format"), Phase: v.Weights},
-		{Matcher: lit("Found local HF snapshot"), Phase: v.Weights},
-		{Matcher: lit("Load weight end"), Phase: v.KVCache},
-		{Matcher: lit("KV Cache is allocated"), Phase: v.KVCache},
-		{Matcher: lit("Memory pool end"), Phase: v.KVCache},
-		{Matcher: lit("DeepGEMM JIT"), Phase: v.Compile},
-		{Matcher: lit("Running FlashInfer autotune"), Phase: v.Compile},
-		{Matcher: re("Compiling a graph", `^Compiling a graph for`), Phase: v.Compile},
-		{Matcher: re("graph begin|graph bs", `^Capture .*(?i:cuda|cpu|npu|xpu|piecewise) graph (begin|bs)`), Phase: v.CUDAGraph},
-		{Matcher: re("Uvicorn running on", `Uvicorn running on`), Phase: v.Serving},
-		{Matcher: lit("Started server process"), Phase: v.Serving},
-		{Matcher: lit("Application startup complete"), Phase: v.Serving},
-		{Matcher: lit("Starting embedded Granian"), Phase: v.Serving},
-		{Matcher: re("model_info HTTP|POST /generate HTTP|POST /v1/chat/completions HTTP|POST /encode HTTP", `"(GET /(get_)?model_info|POST /generate|POST /v1/chat/completions|POST /encode) HTTP`), Phase: v.Warmup},
-		{Matcher: re("Prefill batch", `^Prefill batch[ .,\[]`), Phase: v.Warmup},
-		{Matcher: lit("disaggregation warmup"), Phase: v.Warmup},
+		{ID: "sglang.phase.server_args", Matcher: lit("server_args=ServerArgs("), Phase: v.Init},
+		{ID: "sglang.phase.attention_backend", Matcher: lit("Attention backend not"), Phase: v.Init},
+		{ID: "sglang.phase.chat_template", Matcher: lit("chat template"), Phase: v.Init},
+		{ID: "sglang.phase.init_distributed", Matcher: re("Init ", `^Init (torch distributed|nccl) (begin|ends)`), Phase: v.Distributed},
+		{ID: "sglang.phase.load_weight_begin", Matcher: lit("Load weight begin"), Phase: v.Weights},
+		{ID: "sglang.phase.weights_format", Matcher: lit("Using model weights format"), Phase: v.Weights},
+		{ID: "sglang.phase.local_snapshot", Matcher: lit("Found local HF snapshot"), Phase: v.Weights},
+		{ID: "sglang.phase.load_weight_end", Matcher: lit("Load weight end"), Phase: v.KVCache},
+		{ID: "sglang.phase.kv_allocated", Matcher: lit("KV Cache is allocated"), Phase: v.KVCache},
+		{ID: "sglang.phase.memory_pool_end", Matcher: lit("Memory pool end"), Phase: v.KVCache},
+		{ID: "sglang.phase.deepgemm_jit", Matcher: lit("DeepGEMM JIT"), Phase: v.Compile},
+		{ID: "sglang.phase.flashinfer_autotune", Matcher: lit("Running FlashInfer autotune"), Phase: v.Compile},
+		{ID: "sglang.phase.compiling_graph", Matcher: re("Compiling a graph", `^Compiling a graph for`), Phase: v.Compile},
+		{ID: "sglang.phase.capture_graph", Matcher: re("graph begin|graph bs", `^Capture .*(?i:cuda|cpu|npu|xpu|piecewise) graph (begin|bs)`), Phase: v.CUDAGraph},
+		{ID: "sglang.phase.uvicorn_running", Matcher: re("Uvicorn running on", `Uvicorn running on`), Phase: v.Serving},
+		{ID: "sglang.phase.started_process", Matcher: lit("Started server process"), Phase: v.Serving},
+		{ID: "sglang.phase.startup_complete", Matcher: lit("Application startup complete"), Phase: v.Serving},
+		{ID: "sglang.phase.granian", Matcher: lit("Starting embedded Granian"), Phase: v.Serving},
+		{ID: "sglang.phase.warmup_request", Matcher: re("model_info HTTP|POST /generate HTTP|POST /v1/chat/completions HTTP|POST /encode HTTP", `"(GET /(get_)?model_info|POST /generate|POST /v1/chat/completions|POST /encode) HTTP`), Phase: v.Warmup},
+		{ID: "sglang.phase.prefill_batch", Matcher: re("Prefill batch", `^Prefill batch[ .,\[]`), Phase: v.Warmup},
+		{ID: "sglang.phase.disagg_warmup", Matcher: lit("disaggregation warmup"), Phase: v.Warmup},
 	},
 	ProgressPhases: []PhaseRule{
-		{Matcher: fold("shards"), Phase: v.Weights},
-		{Matcher: fold("loader"), Phase: v.Weights},
-		{Matcher: fold("model streamer"), Phase: v.Weights},
-		{Matcher: lit("DeepGEMM"), Phase: v.Compile},
-		{Matcher: lit("Compiling num tokens"), Phase: v.Compile},
-		{Matcher: fold("capturing"), Phase: v.CUDAGraph},
+		{ID: "sglang.bar.shards", Matcher: fold("shards"), Phase: v.Weights},
+		{ID: "sglang.bar.loader", Matcher: fold("loader"), Phase: v.Weights},
+		{ID: "sglang.bar.streamer", Matcher: fold("model streamer"), Phase: v.Weights},
+		{ID: "sglang.bar.deepgemm", Matcher: lit("DeepGEMM"), Phase: v.Compile},
+		{ID: "sglang.bar.compiling", Matcher: lit("Compiling num tokens"), Phase: v.Compile},
+		{ID: "sglang.bar.capturing", Matcher: fold("capturing"), Phase: v.CUDAGraph},
 	},
 	Failures: []FailureRule{
+		// model_executor/model_runner.py init_memory_pool (0.4-0.5.x): "Not
+		// enough memory. Please try to increase --mem-fraction-static";
+		// mem_cache/memory_pool.py (0.5.x, hybrid models): "state cache is
+		// too small to serve any requests".
 		{ID: "sglang.kv_pool", Matcher: re("Not enough memory. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small", `Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small to serve any requests`), Cause: v.GPUOOM, Title: "not enough GPU memory left for the KV cache",
 			Hint: "raise --mem-fraction-static{flag:--mem-fraction-static} (the share of GPU memory for weights + KV cache), or lower --max-running-requests / --context-length; with speculative decoding the draft model's weights count too"},
+		// model_executor/cuda_graph_runner.py (0.4-0.5.x): "Capture cuda
+		// graph failed: {e}" (0.5.x also "Capture <kind> graph failed").
 		{ID: "sglang.graph_oom", Matcher: re("graph failed", `Capture .*graph failed: .*(out of memory|OutOfMemory)`), Cause: v.GPUOOM, Title: "out of GPU memory while capturing CUDA graphs",
 			Hint: "lower --mem-fraction-static or --cuda-graph-max-bs, or disable CUDA graphs for the largest batch sizes"},
+		// entrypoints/engine.py _launch_subprocesses (0.5.x): "Rank N
+		// scheduler died during initialization (exit code: C)"; the
+		// subprocess liveness monitor (0.5.x): "Subprocess X (pid=N)
+		// crashed with exit code C".
 		{ID: "sglang.scheduler_killed", Matcher: re("exit code: -9)|exit code -9", `(scheduler died during initialization \(exit code: -9\)|crashed with exit code -9\b)`), Cause: v.HostOOM, Fatal: true, Title: "a scheduler was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; load weights with fewer threads (or without multi-threaded loading), lower host memory use, or add RAM/swap"},
 		{ID: "sglang.scheduler_died", Matcher: re("died during initialization", `scheduler died during initialization \(exit code: -?\d+\)`), Cause: "", Fatal: true, Title: "a scheduler process died during initialization"},
+		// managers/tokenizer_manager.py (0.4-0.5.x).
 		{ID: "sglang.scheduler_dead", Matcher: re("scheduler is dead", `Rank \d+ scheduler is dead`), Fatal: true, Title: "a scheduler process died"},
 		{ID: "sglang.subprocess_crashed", Matcher: re("crashed with exit code", `^Subprocess \S+ \(pid=\d+\) crashed with exit code`), Fatal: true, Title: "a server subprocess crashed"},
+		// managers/scheduler.py, detokenizer_manager.py,
+		// data_parallel_controller.py, tokenizer_manager.py (0.4-0.5.x):
+		// "<Process> hit an exception: <traceback>".
 		{ID: "sglang.child_exception", Matcher: re("hit an exception", `(Scheduler|DetokenizerManager|DataParallelController|TokenizerManager|TokenizerWorker) hit an exception`), Fatal: true, Title: "a server process raised an exception"},
+		// entrypoints/engine.py (0.4-0.5.x) and the SIGQUIT handler.
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, Title: "a child process failed and the launcher is killing the server"},
+		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
+		// "Initialization failed. warmup error: ...".
 		{ID: "sglang.init_failed", Matcher: re("Initialization failed", `^Initialization failed\.`), Fatal: true, Title: "initialization failed"},
+		// managers/scheduler.py watchdog thread (0.4-0.5.x).
 		{ID: "sglang.watchdog", Matcher: re("atchdog timeout", `[Ww]atchdog timeout \(`), Fatal: true, Title: "SGLang's watchdog found a stuck scheduler"},
+		// srt/utils.py wait_port_available (0.4-0.5.x): "{port_name} at
+		// {port} is not available in {timeout} seconds".
 		{ID: "sglang.port_check", Matcher: re("Port is already in use|is not available in", `Port is already in use|at \d+ is not available in \d+ seconds`), Cause: v.PortInUse, Fatal: true, Title: "a port SGLang needs is already taken",
 			Hint: "another process holds the port: stop it or choose other ports (--port, --nccl-port, --dist-init-addr)"},
 	},
+	Notable: sglangNotable,
+	// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x).
 	Ready:  []Matcher{lit("The server is fired up and ready to roll!")},
 	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
 }
@@ -87,94 +112,147 @@ var vllm = &Profile{
 	Name: "vllm", DefaultPort: 8000, HealthPath: "/health",
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Compile, v.KVCache, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
 	Phases: []PhaseRule{
-		{Matcher: re("vLLM API server version|vLLM server version", `vLLM (API )?server version`), Phase: v.Launch},
-		{Matcher: lit("non-default args:"), Phase: v.Init},
-		{Matcher: lit("args: Namespace("), Phase: v.Init},
-		{Matcher: lit("Resolved architecture"), Phase: v.Init},
-		{Matcher: re("LLM engine", `^Initializing an? (V[01] )?LLM engine`), Phase: v.Init},
-		{Matcher: lit("This model supports multiple tasks"), Phase: v.Init},
-		{Matcher: re("world_size=", `world_size=\d+ rank=\d+`), Phase: v.Distributed},
-		{Matcher: lit("vLLM is using nccl=="), Phase: v.Distributed},
-		{Matcher: lit("Found nccl from library"), Phase: v.Distributed},
-		{Matcher: re("is assigned as", `in world size \d+ is assigned as`), Phase: v.Distributed},
-		{Matcher: lit("Starting to load model"), Phase: v.Weights},
-		{Matcher: lit("Loading model from scratch"), Phase: v.Weights},
-		{Matcher: lit("Using model weights format"), Phase: v.Weights},
-		{Matcher: lit("Time spent downloading weights"), Phase: v.Weights},
-		{Matcher: lit("Filesystem type for checkpoints"), Phase: v.Weights},
-		{Matcher: lit("Loading weights took"), Phase: v.Weights},
-		{Matcher: re("Model loading took|Loading model weights took", `^(Model loading took|Loading model weights took)`), Phase: v.Compile},
-		{Matcher: lit("for vLLM's torch.compile"), Phase: v.Compile},
-		{Matcher: lit("Dynamo bytecode transform time"), Phase: v.Compile},
-		{Matcher: re("Compiling a graph for|Directly load the compiled graph|torch.compile t|Cache the graph", `^Compiling a graph for|^Directly load the compiled graph|^torch\.compile (takes|took)|^Cache the graph`), Phase: v.Compile},
-		{Matcher: re("Available KV cache memory|GPU KV cache size|Maximum concurrency for", `^Available KV cache memory|^GPU KV cache size|^Maximum concurrency for`), Phase: v.KVCache},
-		{Matcher: re("blocks: ", `^# (GPU|CUDA|\w+) blocks:`), Phase: v.KVCache},
-		{Matcher: lit("Memory profiling takes"), Phase: v.KVCache},
-		{Matcher: re("CUDA graph memory", `^(Profiling|Estimated) CUDA graph memory`), Phase: v.KVCache},
-		{Matcher: re("Capturing cudagraphs|Capturing CUDA graph|Graph capturing finished", `^Capturing cudagraphs|^Capturing CUDA graph|^Graph capturing finished`), Phase: v.CUDAGraph},
-		{Matcher: re("Warming up FlashInfer|FlashInfer autotune|Compile and warming up model", `^Warming up FlashInfer|FlashInfer autotune|^Compile and warming up model`), Phase: v.Warmup},
-		{Matcher: lit("init engine (profile, create kv cache, warmup model) took"), Phase: v.Warmup},
-		{Matcher: re("Starting vLLM", `^Starting vLLM (API )?server`), Phase: v.Serving},
-		{Matcher: re("Supported_tasks|Supported tasks", `^Supported[_ ]tasks`), Phase: v.Serving},
-		{Matcher: lit("Available routes are"), Phase: v.Serving},
-		{Matcher: lit("Started server process"), Phase: v.Serving},
-		{Matcher: lit("Application startup complete"), Phase: v.Serving},
+		{ID: "vllm.phase.launch_version", Matcher: re("vLLM API server version|vLLM server version", `vLLM (API )?server version`), Phase: v.Launch},
+		{ID: "vllm.phase.non_default_args", Matcher: lit("non-default args:"), Phase: v.Init},
+		{ID: "vllm.phase.args_namespace", Matcher: lit("args: Namespace("), Phase: v.Init},
+		{ID: "vllm.phase.resolved_arch", Matcher: lit("Resolved architecture"), Phase: v.Init},
+		{ID: "vllm.phase.llm_engine", Matcher: re("LLM engine", `^Initializing an? (V[01] )?LLM engine`), Phase: v.Init},
+		{ID: "vllm.phase.multiple_tasks", Matcher: lit("This model supports multiple tasks"), Phase: v.Init},
+		{ID: "vllm.phase.world_size", Matcher: re("world_size=", `world_size=\d+ rank=\d+`), Phase: v.Distributed},
+		{ID: "vllm.phase.nccl_version", Matcher: lit("vLLM is using nccl=="), Phase: v.Distributed},
+		{ID: "vllm.phase.nccl_library", Matcher: lit("Found nccl from library"), Phase: v.Distributed},
+		{ID: "vllm.phase.rank_assigned", Matcher: re("is assigned as", `in world size \d+ is assigned as`), Phase: v.Distributed},
+		{ID: "vllm.phase.start_load", Matcher: lit("Starting to load model"), Phase: v.Weights},
+		{ID: "vllm.phase.load_from_scratch", Matcher: lit("Loading model from scratch"), Phase: v.Weights},
+		{ID: "vllm.phase.weights_format", Matcher: lit("Using model weights format"), Phase: v.Weights},
+		{ID: "vllm.phase.download_time", Matcher: lit("Time spent downloading weights"), Phase: v.Weights},
+		{ID: "vllm.phase.checkpoint_fs", Matcher: lit("Filesystem type for checkpoints"), Phase: v.Weights},
+		{ID: "vllm.phase.loading_weights_took", Matcher: lit("Loading weights took"), Phase: v.Weights},
+		{ID: "vllm.phase.model_loading_took", Matcher: re("Model loading took|Loading model weights took", `^(Model loading took|Loading model weights took)`), Phase: v.Compile},
+		{ID: "vllm.phase.compile_cache", Matcher: lit("for vLLM's torch.compile"), Phase: v.Compile},
+		{ID: "vllm.phase.dynamo_transform", Matcher: lit("Dynamo bytecode transform time"), Phase: v.Compile},
+		{ID: "vllm.phase.compile_graph", Matcher: re("Compiling a graph for|Directly load the compiled graph|torch.compile t|Cache the graph", `^Compiling a graph for|^Directly load the compiled graph|^torch\.compile (takes|took)|^Cache the graph`), Phase: v.Compile},
+		// compilation/monitor.py (0.11+): the profiling run that sizes the KV cache.
+		{ID: "vllm.phase.profiling_run", Matcher: lit("Initial profiling/warmup run took"), Phase: v.KVCache},
+		// compilation/decorators.py (0.12+): torch.compile's AOT artefacts.
+		{ID: "vllm.phase.aot_saved", Matcher: re("saved AOT compiled function", `^saved AOT compiled function`), Phase: v.Compile},
+		{ID: "vllm.phase.kv_cache_size", Matcher: re("Available KV cache memory|GPU KV cache size|Maximum concurrency for", `^Available KV cache memory|^GPU KV cache size|^Maximum concurrency for`), Phase: v.KVCache},
+		{ID: "vllm.phase.kv_blocks", Matcher: re("blocks: ", `^# (GPU|CUDA|\w+) blocks:`), Phase: v.KVCache},
+		{ID: "vllm.phase.memory_profiling", Matcher: lit("Memory profiling takes"), Phase: v.KVCache},
+		{ID: "vllm.phase.graph_memory", Matcher: re("CUDA graph memory", `^(Profiling|Estimated) CUDA graph memory`), Phase: v.KVCache},
+		{ID: "vllm.phase.capturing_graphs", Matcher: re("Capturing cudagraphs|Capturing CUDA graph|Graph capturing finished", `^Capturing cudagraphs|^Capturing CUDA graph|^Graph capturing finished`), Phase: v.CUDAGraph},
+		{ID: "vllm.phase.flashinfer_warmup", Matcher: re("Warming up FlashInfer|FlashInfer autotune|Compile and warming up model", `^Warming up FlashInfer|FlashInfer autotune|^Compile and warming up model`), Phase: v.Warmup},
+		{ID: "vllm.phase.init_engine_took", Matcher: lit("init engine (profile, create kv cache, warmup model) took"), Phase: v.Warmup},
+		{ID: "vllm.phase.starting_server", Matcher: re("Starting vLLM", `^Starting vLLM (API )?server`), Phase: v.Serving},
+		{ID: "vllm.phase.supported_tasks", Matcher: re("Supported_tasks|Supported tasks", `^Supported[_ ]tasks`), Phase: v.Serving},
+		{ID: "vllm.phase.routes", Matcher: lit("Available routes are"), Phase: v.Serving},
+		{ID: "vllm.phase.started_process", Matcher: lit("Started server process"), Phase: v.Serving},
+		{ID: "vllm.phase.startup_complete", Matcher: lit("Application startup complete"), Phase: v.Serving},
 	},
 	ProgressPhases: []PhaseRule{
-		{Matcher: fold("shards"), Phase: v.Weights},
-		{Matcher: fold("loader"), Phase: v.Weights},
-		{Matcher: fold("model streamer"), Phase: v.Weights},
-		{Matcher: lit("DeepGEMM"), Phase: v.Warmup},
-		{Matcher: fold("capturing"), Phase: v.CUDAGraph},
+		{ID: "vllm.bar.shards", Matcher: fold("shards"), Phase: v.Weights},
+		{ID: "vllm.bar.loader", Matcher: fold("loader"), Phase: v.Weights},
+		{ID: "vllm.bar.streamer", Matcher: fold("model streamer"), Phase: v.Weights},
+		// model_executor/warmup/deep_gemm_warmup.py (0.10+) names its bars
+		// "DeepGemm(fp8_gemm_nt) warmup (W=...)".
+		{ID: "vllm.bar.deepgemm", Matcher: fold("deepgemm"), Phase: v.Warmup},
+		// No "capturing" bar rule: vLLM's capture bars ("Capturing CUDA
+		// graphs (...)", V0 "Capturing CUDA graph shapes") all start with
+		// vllm.phase.capturing_graphs, which shadowed it.
 	},
 	Failures: []FailureRule{
+		// v1/core/kv_cache_utils.py (0.8-0.12) and worker/worker.py (V0):
+		// "No available memory for the cache blocks"; v1/worker/gpu_worker.py
+		// (0.9-0.12): "Free memory on device ... is less than desired GPU
+		// memory utilization".
 		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|is less than desired GPU memory utilization", `No available memory for the cache blocks|is less than desired GPU memory utilization`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
+		// v1/core/kv_cache_utils.py check_enough_kv_cache_memory (0.8-0.12).
 		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
 			Hint: "lower --max-model-len{flag:--max-model-len} to the estimate in the message, or raise --gpu-memory-utilization{flag:--gpu-memory-utilization}"},
+		// worker/worker.py and v1/worker/gpu_worker.py (0.7-0.9).
 		{ID: "vllm.profiling", Matcher: lit("Error in memory profiling"), Cause: v.GPUOOM, Title: "GPU memory changed under vLLM while it was profiling",
 			Hint: "another process on the GPU released or took memory during startup: run the server alone on its GPUs"},
+		// v1/engine/utils.py wait_for_engine_startup (0.8.5-0.12):
+		// "Engine core initialization failed. See root cause above. Failed
+		// core proc(s): {name: exitcode}".
 		{ID: "vllm.engine_failed_9", Matcher: re("Failed core proc", `Failed core proc\(s\): \{[^}]*-9\}`), Cause: v.HostOOM, Fatal: true, Title: "the engine process was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; lower host memory use (fewer API servers, smaller swap space --swap-space, no CPU offload)"},
+		// v1/engine/core.py run_engine_core "EngineCore failed to start.",
+		// v1/executor/multiproc_executor.py "WorkerProc failed to start." /
+		// "Worker failed with error" (0.8-0.12), and the echo above.
 		{ID: "vllm.engine_failed", Matcher: re("EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error", `EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error`), Fatal: true, Title: "the engine failed to start"},
+		// v1/engine/core.py (0.7-0.12): "EngineCore encountered a fatal
+		// error." (older: "EngineCore hit an exception").
 		{ID: "vllm.engine_exception", Matcher: re("EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a", `EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a fatal error|EngineCore encountered an issue`), Fatal: true, Title: "the engine raised an exception"},
-		{ID: "vllm.fatal_signal", Matcher: lit("Got fatal signal from worker processes"), Fatal: true, Title: "a worker failed and the engine is shutting down"},
-		{ID: "vllm.died", Matcher: re("died unexpectedly|died with exit code", `died unexpectedly|died with exit code`), Fatal: true, Title: "a server process died"},
+		// v1/engine/core_client.py (0.8-0.9) "Got fatal signal from worker
+		// processes"; v1/executor/multiproc_executor.py (0.8-0.9)
+		// "MulitprocExecutor got fatal signal from worker processes" (sic).
+		{ID: "vllm.fatal_signal", Matcher: lit("Got fatal signal from worker processes|got fatal signal from worker processes"), Fatal: true, Title: "a worker failed and the engine is shutting down"},
+		// v1/executor/multiproc_executor.py (0.8-0.12): "Worker proc X died
+		// unexpectedly"; executor/multiproc_worker_utils.py (V0, to 0.10):
+		// "Worker X pid N died, exit code: C", where -9 is left to mp.exitcode9.
+		{ID: "vllm.died", Matcher: re("died unexpectedly|died with exit code|died, exit code", `died unexpectedly|died with exit code|died, exit code: -?(?:[0-8]|\d{2,})\b`), Fatal: true, Title: "a server process died"},
+		// vllm config (DeviceConfig, 0.6-0.12): no CUDA, ROCm or other
+		// platform was detected.
+		{ID: "vllm.no_device", Matcher: lit("Failed to infer device type"), Cause: v.CUDA, Title: "vLLM found no GPU or other accelerator",
+			Hint: "check that the GPUs are visible (nvidia-smi, CUDA_VISIBLE_DEVICES, the container's --gpus / runtime) and that the installed vLLM build matches the platform"},
+		// vllm config/scheduler.py (0.6-0.12), when chunked prefill is off.
+		{ID: "vllm.batched_tokens", Matcher: re("is smaller than max_model_len", `max_num_batched_tokens \(\d+\) is smaller than max_model_len`), Cause: v.Config, Title: "max_num_batched_tokens is below max_model_len",
+			Hint: "raise --max-num-batched-tokens{flag:--max-num-batched-tokens}, lower --max-model-len{flag:--max-model-len}, or enable chunked prefill"},
+		// v1/engine/utils.py (0.10-0.12), VLLM_ENGINE_READY_TIMEOUT_S.
 		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
 	},
-	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints"},
+	Notable: vllmNotable,
+	Detect:  []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints"},
 }
 
 var trtllm = &Profile{
 	Name: "trtllm", DefaultPort: 8000, HealthPath: "/health",
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
 	Phases: []PhaseRule{
-		{Matcher: fold("llm args"), Phase: v.Init},
-		{Matcher: fold("llmargs"), Phase: v.Init},
-		{Matcher: re("PyTorch backend|pytorch backend|backend: pytorch", `(?i)using llm with pytorch backend|backend: pytorch`), Phase: v.Init},
-		{Matcher: re("MPI|mpi|NCCL|nccl", `(?i)mpi (world|session|pool)|init(ializ\w+)? (mpi|nccl)|nccl (version|comm)`), Phase: v.Distributed},
-		{Matcher: re("oading|load weights|weights loaded", `(?i)loading (model|weights|checkpoint)|load weights|weights loaded|Loading engine`), Phase: v.Weights},
-		{Matcher: re("KV cache|kv cache|KV Cache", `(?i)kv cache|paged kv cache|blocks in KV cache`), Phase: v.KVCache},
-		{Matcher: fold("autotun"), Phase: v.Compile},
-		{Matcher: fold("cuda graph"), Phase: v.CUDAGraph},
-		{Matcher: fold("warm"), Phase: v.Warmup},
-		{Matcher: lit("Started server process"), Phase: v.Serving},
-		{Matcher: lit("Application startup complete"), Phase: v.Serving},
+		// tensorrt_llm/_common.py (0.2x-1.x): the first line of every start.
+		{ID: "trtllm.phase.version", Matcher: re("TensorRT LLM version|TensorRT-LLM version", `TensorRT[ -]LLM version: `), Phase: v.Launch},
+		{ID: "trtllm.phase.llm_args", Matcher: fold("llm args"), Phase: v.Init},
+		{ID: "trtllm.phase.llmargs", Matcher: fold("llmargs"), Phase: v.Init},
+		{ID: "trtllm.phase.pytorch_backend", Matcher: re("PyTorch backend|pytorch backend|backend: pytorch", `(?i)using llm with pytorch backend|backend: pytorch`), Phase: v.Init},
+		{ID: "trtllm.phase.mpi", Matcher: re("MPI|mpi|NCCL|nccl", `(?i)mpi (world|session|pool)|init(ializ\w+)? (mpi|nccl)|nccl (version|comm)`), Phase: v.Distributed},
+		// llmapi (1.x): "rank 0 using MpiPoolSession to spawn MPI processes".
+		{ID: "trtllm.phase.mpi_session", Matcher: re("MpiPoolSession|MpiCommSession", `using Mpi(Pool|Comm)Session`), Phase: v.Distributed},
+		{ID: "trtllm.phase.loading", Matcher: re("oading|load weights|weights loaded", `(?i)loading (model|weights|checkpoint)|load weights|weights loaded|Loading engine`), Phase: v.Weights},
+		// _torch/pyexecutor (1.x): the model is built and loaded; the KV
+		// cache is sized next.
+		{ID: "trtllm.phase.model_init", Matcher: re("Model init total", `^Model init total -- `), Phase: v.KVCache},
+		{ID: "trtllm.phase.kv_cache", Matcher: re("KV cache|kv cache|KV Cache", `(?i)kv cache|paged kv cache|blocks in KV cache`), Phase: v.KVCache},
+		{ID: "trtllm.phase.autotune", Matcher: fold("autotun"), Phase: v.Compile},
+		{ID: "trtllm.phase.cuda_graph", Matcher: fold("cuda graph"), Phase: v.CUDAGraph},
+		{ID: "trtllm.phase.warmup", Matcher: fold("warm"), Phase: v.Warmup},
+		{ID: "trtllm.phase.started_process", Matcher: lit("Started server process"), Phase: v.Serving},
+		{ID: "trtllm.phase.startup_complete", Matcher: lit("Application startup complete"), Phase: v.Serving},
 	},
 	ProgressPhases: []PhaseRule{
-		{Matcher: fold("load"), Phase: v.Weights},
-		{Matcher: fold("captur"), Phase: v.CUDAGraph},
+		{ID: "trtllm.bar.load", Matcher: fold("load"), Phase: v.Weights},
+		{ID: "trtllm.bar.capturing", Matcher: fold("captur"), Phase: v.CUDAGraph},
 	},
 	Failures: []FailureRule{
+		// trtllm-serve (0.2x-1.x), seen in users' logs.
 		{ID: "trtllm.bind", Matcher: lit("Failed to bind socket to"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 			Hint: "another process listens on the port: stop it or choose another --port"},
+		// Any TensorRT-LLM KV cache allocation that does not fit.
 		{ID: "trtllm.kv_oom", Matcher: re("KV cache|kv cache|KV Cache", `(?i)not enough (gpu )?memory.*kv cache|kv cache.*(out of memory|insufficient)`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "reduce --max_batch_size, --max_num_tokens or --max_seq_len, lower --free_gpu_memory_fraction only if other processes need the GPU, or add GPUs"},
 		// The PyTorch backend's own report names the component it could
-		// not create (KV cache, additional executor resources, ...).
+		// not create (KV cache, additional executor resources, ...):
+		// _torch/pyexecutor/py_executor_creator.py _maybe_explain_if_oom (1.x).
 		{ID: "trtllm.executor_oom", Matcher: lit("Executor creation failed due to insufficient GPU memory"), Cause: v.GPUOOM, Title: "not enough GPU memory to create the executor",
 			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
+		// tensorrt_llm executor/worker.py (0.2x-1.x): announces the error
+		// the worker raised; the OOM form above is more specific.
+		{ID: "trtllm.executor_init", Matcher: re("Failed to initialize executor on rank", `Failed to initialize executor on rank \d+`), Fatal: true, Title: "the executor failed to start"},
+		// Open MPI, under trtllm-serve with more than one rank.
+		{ID: "trtllm.mpi_abort", Matcher: lit("MPI_ABORT was invoked on rank"), Fatal: true, Title: "an MPI rank aborted"},
+		// llmapi/llm_utils.py (0.2x-1.x).
 		{ID: "trtllm.no_config", Matcher: lit("Failed to infer model format because no config.json exists"), Cause: v.ModelLoad, Title: "the model directory holds no config.json",
 			Hint: "point the model argument at a checkpoint directory with config.json (in a Hugging Face cache, the snapshots/<revision> folder), or at a Hugging Face model id"},
 	},
@@ -246,23 +324,56 @@ var tgi = &Profile{
 	Name: "tgi", DefaultPort: 3000, HealthPath: "/health",
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
-		{Matcher: re("Args {", `^Args \{`), Phase: v.Init},
-		{Matcher: re("download process|Files are already present|Successfully downloaded weights|Download file:", `Starting download process|Starting check and download process|Files are already present|Successfully downloaded weights|Download file:`), Phase: v.Weights},
-		{Matcher: re("Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://", `^Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://`), Phase: v.Weights},
-		{Matcher: re("Starting Webserver|Using backend", `^Starting Webserver|Using backend`), Phase: v.Serving},
-		{Matcher: re("Warming up model|Setting max batch total tokens", `^Warming up model|Setting max batch total tokens`), Phase: v.Warmup},
+		{ID: "tgi.phase.args", Matcher: re("Args {", `^Args \{`), Phase: v.Init},
+		// launcher/src/main.rs (2.x-3.x).
+		{ID: "tgi.phase.attention", Matcher: re("Using attention|Sharding model on", `^Using attention \S+ - Prefix caching|^Sharding model on \d+ processes`), Phase: v.Init},
+		{ID: "tgi.phase.download", Matcher: re("download process|Files are already present|Successfully downloaded weights|Download file:", `Starting download process|Starting check and download process|Files are already present|Successfully downloaded weights|Download file:`), Phase: v.Weights},
+		{ID: "tgi.phase.shard", Matcher: re("Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://", `^Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://`), Phase: v.Weights},
+		{ID: "tgi.phase.webserver", Matcher: re("Starting Webserver|Using backend", `^Starting Webserver|Using backend`), Phase: v.Serving},
+		{ID: "tgi.phase.warmup", Matcher: re("Warming up model|Setting max batch total tokens", `^Warming up model|Setting max batch total tokens`), Phase: v.Warmup},
+		// server/text_generation_server/models/flash_causal_lm.py (3.x):
+		// printed by the shards during the router's warmup call.
+		{ID: "tgi.phase.shard_warmup", Matcher: re("KV-cache blocks:|Cuda Graphs are enabled for sizes", `^KV-cache blocks: \d+|^Cuda Graphs are enabled for sizes`), Phase: v.Warmup},
 	},
 	Failures: []FailureRule{
+		// launcher/src/main.rs (2.x-3.3): "Shard {rank} failed to start",
+		// "Shard {rank} crashed", "Shard complete standard error output:".
 		{ID: "tgi.shard_failed", Matcher: re("failed to start|crashed|Shard complete standard error output", `Shard \d+ failed to start|Shard \d+ crashed|Shard complete standard error output`), Fatal: true, Title: "a shard failed to start"},
+		// launcher/src/main.rs (2.x-3.3): "Shard process was signaled to
+		// shutdown with signal {signal}".
 		{ID: "tgi.signaled", Matcher: re("signal", `Shard process was signaled to shutdown with signal 9\b`), Cause: v.HostOOM, Fatal: true, Title: "a shard was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`"},
+		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.download", Matcher: lit("Download encountered an error"), Cause: v.ModelLoad, Fatal: true, Title: "downloading the weights failed",
 			Hint: "check the model id, HF_TOKEN for gated models, network access to the Hub and free disk space"},
+		// launcher/src/main.rs LauncherError (2.x-3.3), printed by main's
+		// Err return: "Error: ArgumentValidation(...)".
 		{ID: "tgi.args", Matcher: re("ArgumentValidation|NotEnoughCUDADevices", `ArgumentValidation|NotEnoughCUDADevices`), Cause: v.Config, Fatal: true, Title: "invalid launcher arguments",
 			Hint: "read the validation message: token limits must satisfy max-input-tokens < max-total-tokens <= max-batch-prefill-tokens..."},
+		// launcher/src/main.rs (2.x-3.x): the Python server or the router
+		// binary is missing from the image.
+		{ID: "tgi.no_binary", Matcher: re("not found in PATH", `text-generation-(server|router) not found in PATH`), Cause: v.Dependency, Fatal: true, Title: "a TGI component is not installed",
+			Hint: "install it (make install-server / make install-router) or use the official TGI image"},
+		// router/src/server.rs (2.x-3.x).
+		{ID: "tgi.router_bind", Matcher: re("Failed to bind to", `Failed to bind to \S+: .*(Address already in use|os error 98)`), Cause: v.PortInUse, Fatal: true, Title: "the router's port is already taken",
+			Hint: "another process listens on the port: stop it or choose another --port"},
+		// launcher/src/main.rs (2.x-3.x).
+		{ID: "tgi.shard_disconnected", Matcher: lit("Shard status channel disconnected"), Fatal: true, Title: "a shard stopped reporting to the launcher"},
+		// server/text_generation_server/utils/weights.py (2.x-3.3).
+		{ID: "tgi.weight_missing", Matcher: re("does not exist", `^(?:RuntimeError: )?weight \S+ does not exist`), Cause: v.ModelLoad, Title: "a weight the model needs is not in the checkpoint",
+			Hint: "the checkpoint does not match the architecture or quantization TGI chose: check --quantize and that the files are complete"},
+		// server/text_generation_server/models/__init__.py and
+		// custom_modeling/vlm.py (2.x-3.3).
+		{ID: "tgi.unsupported_model", Matcher: re("Unsupported model type", `Unsupported model type \S+`), Cause: v.Config, Title: "TGI does not support this model type",
+			Hint: "upgrade TGI, or serve the model with another server; check that config.json's model_type is right"},
+		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
+		// The launcher's final "Error: <LauncherError>" (ShardCannotStart,
+		// DownloadError, WebserverFailed, ...).
 		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Title: "the launcher gave up"},
 	},
+	Notable: tgiNotable,
+	// router/src/server.rs (2.x-3.3), after the warmup.
 	Ready:  []Matcher{re("Connected", `^Connected$`)},
 	Detect: []string{"text_generation_launcher", "text_generation_router", "text-generation-launcher"},
 }

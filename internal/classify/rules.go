@@ -49,6 +49,9 @@ func (m *Matcher) match(msg, lower string) bool {
 
 // PhaseRule marks the start of a phase.
 type PhaseRule struct {
+	// ID is a stable name for the rule, e.g. "vllm.phase.start_load"
+	// ("vllm.bar.shards" for a progress bar's description).
+	ID string
 	Matcher
 	Phase verdict.Phase
 	// Back lets this marker move the phase backwards (llama.cpp loads the
@@ -165,6 +168,12 @@ func init() {
 	for i := range commonFailures {
 		prepare(&commonFailures[i].Matcher)
 	}
+	for i := range kernelRules {
+		prepare(&kernelRules[i].Matcher)
+	}
+	for i := range commonNotable {
+		prepare(&commonNotable[i].Matcher)
+	}
 	for _, p := range []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic} {
 		for i := range p.Phases {
 			prepare(&p.Phases[i].Matcher)
@@ -177,6 +186,9 @@ func init() {
 		}
 		for i := range p.Ready {
 			prepare(&p.Ready[i])
+		}
+		for i := range p.Notable {
+			prepare(&p.Notable[i].Matcher)
 		}
 	}
 }

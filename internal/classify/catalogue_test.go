@@ -1,0 +1,523 @@
+package classify
+
+import (
+	"sort"
+	"strings"
+	"testing"
+)
+
+// ruleLine is a real line and the catalogue rule it must match first.
+type ruleLine struct {
+	server, id, line string
+}
+
+// failureLines hold at least one line for every failure rule of every
+// profile and of the common catalogue, as the servers print them.
+var failureLines = []ruleLine{
+	// gpu_oom
+	{"vllm", "torch.cuda_oom", "(EngineCore_DP0 pid=1) ERROR 11-29 10:00:00 [core.py:866] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which 40.00 MiB is free."},
+	{"sglang", "torch.oom_error", "[2026-11-29 10:00:00 TP0] torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)"},
+	{"tgi", "cuda.oom", "RuntimeError: CUDA error: out of memory"},
+	{"llamacpp", "cuda.oom", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 0: cudaMalloc failed: out of memory"},
+	{"llamacpp", "llamacpp.alloc", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9437184000"},
+	{"vllm", "kv.too_small", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
+	{"tgi", "tgi.prefill_oom", "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"},
+	{"sglang", "sglang.kv_pool", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.6"},
+	{"sglang", "sglang.graph_oom", "[2026-11-29 10:00:00 TP0] Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB."},
+	{"vllm", "vllm.kv_blocks", "ValueError: Free memory on device cuda:0 (10.51/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."},
+	{"vllm", "vllm.max_len_kv", "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.21 GiB). Based on the available memory, the estimated maximum model length is 42608. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
+	{"vllm", "vllm.profiling", "AssertionError: Error in memory profiling. Initial free memory 40.1 GiB, current free memory 41.3 GiB. This happens when other processes sharing the same container release GPU memory while vLLM is profiling during initialization."},
+	{"trtllm", "trtllm.kv_oom", "[TRT-LLM] [E] Not enough GPU memory to allocate the paged KV cache"},
+	{"trtllm", "trtllm.executor_oom", "[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory."},
+	// host_oom
+	{"", "sys.killed", "Killed"},
+	{"", "sys.killed", "run.sh: line 12:  4242 Killed                  python3 -m sglang.launch_server --model-path x"},
+	{"sglang", "mp.exitcode9", "[2026-11-29 10:00:00] Exit code: -9"},
+	{"vllm", "mp.exitcode9", "RuntimeError: Worker failed with signal 9"},
+	{"sglang", "sglang.scheduler_killed", "[2026-11-29 10:00:00] RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer."},
+	{"sglang", "sglang.scheduler_killed", "[2026-11-29 10:00:00] Subprocess scheduler_0 (pid=4242) crashed with exit code -9. Killing all processes."},
+	{"vllm", "vllm.engine_failed_9", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': -9}"},
+	{"tgi", "tgi.signaled", "2026-01-08T10:00:00.123456Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown with signal 9 rank=0"},
+	// nccl
+	{"vllm", "torch.tcpstore_bind", "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"},
+	{"sglang", "nccl.error", "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"},
+	{"vllm", "nccl.result", "RuntimeError: ncclUnhandledCudaError: Call to CUDA function failed."},
+	{"vllm", "torch.dist_backend", "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1."},
+	{"vllm", "nccl.watchdog", "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600011 milliseconds before timing out."},
+	{"sglang", "nccl.failed_ops", "[rank1]:[E1218 20:37:21.0 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data."},
+	{"sglang", "torch.rendezvous", "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"},
+	// kernel_build
+	{"sglang", "jit.ninja", "RuntimeError: Ninja build failed. Ninja output:"},
+	{"vllm", "jit.no_cc", "RuntimeError: Failed to find C compiler. Please specify via CC environment variable."},
+	{"vllm", "jit.triton", "triton.compiler.errors.CompilationError: at 32:12:"},
+	{"sglang", "jit.nvcc", "nvcc fatal   : Unsupported gpu architecture 'compute_120a'"},
+	{"sglang", "jit.cc", "/tmp/x/main.c:1:10: fatal error: Python.h: No such file or directory"},
+	{"sglang", "jit.extension", "RuntimeError: Error building extension 'flashinfer_jit': [1/3] c++ -MMD"},
+	{"vllm", "torch.backend_compiler", "torch._dynamo.exc.BackendCompilerFailed: backend='<vllm.compilation.backends.VllmBackend object at 0x7f>' raised:"},
+	// cuda
+	{"sglang", "cuda.no_kernel_image", "RuntimeError: RMSNorm failed with error code no kernel image is available for execution on the device"},
+	{"vllm", "cuda.illegal_access", "RuntimeError: CUDA error: an illegal memory access was encountered"},
+	{"vllm", "cuda.device_assert", "RuntimeError: CUDA error: device-side assert triggered"},
+	{"vllm", "cuda.driver", "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx"},
+	{"sglang", "cuda.no_gpu", "RuntimeError: No CUDA GPUs are available"},
+	{"vllm", "cuda.launch_failure", "RuntimeError: CUDA error: unspecified launch failure"},
+	{"vllm", "cuda.blas", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"},
+	{"sglang", "cuda.error", "RuntimeError: CUDA error: operation not permitted when stream is capturing"},
+	// port_in_use
+	{"sglang", "net.bind", "OSError: [Errno 98] Address already in use"},
+	{"sglang", "net.bind", "[2026-11-29 10:00:00] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use"},
+	// sglang srt/utils.py wait_port_available (0.4-0.5.x).
+	{"sglang", "sglang.port_check", "ValueError: nccl_port at 29500 is not available in 30 seconds. nccl_port is used by a process already. process.name()='python3'"},
+	{"trtllm", "trtllm.bind", "RuntimeError: Failed to bind socket to localhost:8000: [Errno 98] Address already in use"},
+	{"llamacpp", "llamacpp.bind", "couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080"},
+	// model_load
+	{"tgi", "hf.gated", "huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json."},
+	{"vllm", "hf.auth", "requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/api/models/org/private-model"},
+	{"vllm", "hf.not_found", "OSError: nonexistent/model is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'"},
+	{"sglang", "hf.unreachable", "requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: /api/models/Qwen/Qwen3-8B\"))"},
+	{"vllm", "hf.download_broken", "Error while downloading from https://cas-bridge.xethub.hf.co/xet-bridge-us/abc: ('Connection broken: ConnectionResetError(104, 'Connection reset by peer')')"},
+	{"vllm", "weights.missing", "RuntimeError: Cannot find any model weights with `/models/qwen`"},
+	{"vllm", "safetensors.corrupt", "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge"},
+	{"sglang", "weights.unmapped", "KeyError: 'There is no module or parameter named model.layers.0.mlp.experts.w13_weight_scale in Qwen3MoeForCausalLM'"},
+	{"llamacpp", "llamacpp.load", "llama_model_load: error loading model: tensor 'blk.0.attn_q.weight' data is not within the file bounds, model is corrupted or incomplete"},
+	{"vllm", "hf.cant_load", "OSError: Can't load tokenizer for '/models/x'. If you were trying to load it from 'https://huggingface.co/models', make sure you don't have a local directory with the same name."},
+	{"vllm", "fs.model_missing", "FileNotFoundError: [Errno 2] No such file or directory: '/models/qwen/config.json'"},
+	{"trtllm", "trtllm.no_config", "ValueError: Failed to infer model format because no config.json exists in /models/x"},
+	{"tgi", "tgi.download", "2026-01-08T10:00:00.123456Z ERROR download: text_generation_launcher: Download encountered an error:"},
+	{"llamacpp", "llamacpp.download", "E common_download_file_single_online: download failed after 3 attempts"},
+	{"llamacpp", "llamacpp.load_exit", "main: exiting due to model loading error"},
+	// config
+	{"sglang", "argparse.error", "launch_server.py: error: unrecognized arguments: --enable-reasoning"},
+	{"vllm", "click.error", "Error: No such option: --model-len"},
+	{"llamacpp", "llamacpp.args", "error: invalid argument: --flash-attn-x"},
+	{"vllm", "gpu.capability", "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-32GB GPU has compute capability 7.0. You can use float16 instead by explicitly setting the `dtype` flag in CLI, for example: --dtype=half."},
+	{"vllm", "ctx.too_long", "ValueError: User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=32768 or model_max_length=None in model's config.json)."},
+	{"vllm", "quant.unknown", "ValueError: Unknown quantization method: fp5. Must be one of ['awq', 'fp8']."},
+	{"vllm", "arch.unsupported", "ValueError: Model architectures ['Qwen9ForCausalLM'] are not supported for now. Supported architectures: dict_keys(['LlamaForCausalLM'])"},
+	{"sglang", "hf.remote_code", "ValueError: The repository for /models/x contains custom code which must be executed to correctly load the model. Please pass the argument `trust_remote_code=True` to allow custom code to be run."},
+	{"vllm", "pydantic.validation", "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig"},
+	{"tgi", "tgi.args", "Error: ArgumentValidation(\"`max_input_tokens`(4096) must be < `max_total_tokens`(4096)\")"},
+	// dependency
+	{"sglang", "py.version_check", "ImportError: flashinfer is installed with version 0.2.3, which is less than the minimum required version 0.2.5"},
+	{"vllm", "torch.no_cuda_build", "AssertionError: Torch not compiled with CUDA enabled"},
+	{"vllm", "so.undefined_symbol", "ImportError: /opt/vllm/_C.abi3.so: undefined symbol: _ZN5torch3jit"},
+	{"vllm", "so.missing", "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"},
+	{"sglang", "py.import", "ModuleNotFoundError: No module named 'sgl_kernel'"},
+	// crash
+	{"sglang", "sys.segfault", "Fatal Python error: Segmentation fault"},
+	{"llamacpp", "sys.abort", "/app/ggml/src/ggml.c:1234: GGML_ASSERT(n_dims <= 4) failed"},
+	// echoes and announcements
+	{"sglang", "sglang.scheduler_died", "[2026-11-29 10:00:00] RuntimeError: Rank 0 scheduler died during initialization (exit code: 1). Check the logs above for the root cause."},
+	{"sglang", "sglang.scheduler_dead", "[2026-11-29 10:00:00] Rank 0 scheduler is dead. Please check if there are relevant logs."},
+	{"sglang", "sglang.subprocess_crashed", "[2026-11-29 10:00:00] Subprocess detokenizer (pid=4243) crashed with exit code 1. Killing all processes."},
+	{"sglang", "sglang.child_exception", "[2026-11-29 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):"},
+	{"sglang", "sglang.sigquit", "[2026-11-29 10:00:00] Received sigquit from a child process. It usually means the child failed."},
+	{"sglang", "sglang.init_failed", "[2026-11-29 10:00:00] Initialization failed. warmup error: last_traceback"},
+	{"sglang", "sglang.watchdog", "[2026-11-29 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)"},
+	{"vllm", "vllm.engine_failed", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"},
+	{"vllm", "vllm.engine_exception", "(EngineCore_DP0 pid=7) ERROR 11-29 10:00:00 [core.py:850] EngineCore encountered a fatal error."},
+	{"vllm", "vllm.died", "(EngineCore_DP0 pid=7) ERROR 11-29 10:00:00 [multiproc_executor.py:146] Worker proc VllmWorker-1 died unexpectedly, shutting down executor."},
+	{"vllm", "vllm.fatal_signal", "CRITICAL 07-10 11:40:39 core_client.py:191] Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue."},
+	{"vllm", "vllm.fatal_signal", "(EngineCore_1 pid=382867) CRITICAL 04-22 17:08:49 [multiproc_executor.py:49] MulitprocExecutor got fatal signal from worker processes, shutting down. See stack trace above for root cause issue."},
+	{"vllm", "vllm.died", "ERROR 11-29 10:00:00 [multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 4242 died, exit code: 1"},
+	{"vllm", "vllm.ready_timeout", "TimeoutError: Timed out waiting for engine core processes to start. This is often caused by slow weight loading for large models."},
+	{"llamacpp", "llamacpp.http_exit", "main: exiting due to HTTP server error"},
+	{"tgi", "tgi.shard_failed", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard 0 failed to start"},
+	{"tgi", "tgi.webserver", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Webserver Crashed"},
+	{"tgi", "tgi.launcher_error", "Error: ShardCannotStart"},
+	{"vllm", "parallel.divisible", "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (3)."},
+	{"vllm", "vllm.no_device", "RuntimeError: Failed to infer device type, please set the environment variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue."},
+	{"vllm", "vllm.batched_tokens", "ValueError: max_num_batched_tokens (2048) is smaller than max_model_len (32768). This effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len."},
+	{"trtllm", "trtllm.executor_init", "[07/08/2025-19:47:15] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: Invalid argument: max_num_tokens (8192) must be greater than 0"},
+	{"trtllm", "trtllm.mpi_abort", "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD with errorcode 1."},
+	{"tgi", "tgi.no_binary", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: text-generation-server not found in PATH"},
+	{"tgi", "tgi.router_bind", "2026-01-08T10:00:00.123456Z ERROR text_generation_router::server: router/src/server.rs:2325: Failed to bind to 0.0.0.0:3000: Address already in use (os error 98)"},
+	{"tgi", "tgi.weight_missing", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: RuntimeError: weight model.layers.0.self_attn.q_proj.qweight does not exist"},
+	{"tgi", "tgi.unsupported_model", "ValueError: Unsupported model type qwen9"},
+	{"vllm", "cuda.no_gpu", "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu."},
+	{"sglang", "hf.not_found", "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': '/models/missing/Qwen3-8B'. Use `repo_type` argument if needed."},
+	{"trtllm", "hf.unknown_model_type", "ValueError: The checkpoint you are trying to load has model type `qwen3_5` but Transformers does not recognize this architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is out of date."},
+	{"vllm", "torch.fork_cuda", "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method"},
+	{"tgi", "tgi.shard_disconnected", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard status channel disconnected"},
+}
+
+// phaseLines hold a line for every phase marker and progress-bar rule,
+// in the format of the version named in the rule's comment (vLLM V1
+// unless the line says otherwise).
+var phaseLines = []ruleLine{
+	{"sglang", "sglang.phase.server_args", "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tokenizer_mode='auto')"},
+	{"sglang", "sglang.phase.attention_backend", "[2026-11-29 10:00:00] Attention backend not explicitly specified. Use fa3 backend by default."},
+	{"sglang", "sglang.phase.chat_template", "[2026-11-29 10:00:00] Using default HuggingFace chat template with detected content format: string"},
+	{"sglang", "sglang.phase.init_distributed", "[2026-11-29 10:00:00 TP0] Init torch distributed begin."},
+	{"sglang", "sglang.phase.load_weight_begin", "[2026-11-29 10:00:00 TP0] Load weight begin. avail mem=78.58 GB"},
+	{"sglang", "sglang.phase.weights_format", "[2026-11-29 10:00:00 TP0] Using model weights format ['*.safetensors']"},
+	{"sglang", "sglang.phase.local_snapshot", "[2026-11-29 10:00:00 TP0] Found local HF snapshot for Qwen/Qwen3-8B at /root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/b968826d; skipping download."},
+	{"sglang", "sglang.phase.load_weight_end", "[2026-11-29 10:00:00 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.95 GB, mem usage=15.63 GB."},
+	{"sglang", "sglang.phase.kv_allocated", "[2026-11-29 10:00:00 TP0] KV Cache is allocated. #tokens: 413243, K size: 28.38 GB, V size: 28.38 GB"},
+	{"sglang", "sglang.phase.memory_pool_end", "[2026-11-29 10:00:00 TP0] Memory pool end. avail mem=5.12 GB"},
+	{"sglang", "sglang.phase.deepgemm_jit", "[2026-11-29 10:00:00 TP0] Entering DeepGEMM JIT Pre-Compile session. It may takes a long time (typically 10-20 mins) if you have not run `sglang.compile_deep_gemm`."},
+	{"sglang", "sglang.phase.flashinfer_autotune", "[2026-11-29 10:00:00 TP0] Running FlashInfer autotune..."},
+	{"sglang", "sglang.phase.compiling_graph", "[2026-11-29 10:00:00 TP0] Compiling a graph for dynamic shape takes 12.31 s"},
+	{"sglang", "sglang.phase.capture_graph", "[2026-11-29 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=5.10 GB"},
+	{"sglang", "sglang.phase.uvicorn_running", "[2026-11-29 10:00:00] INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)"},
+	{"sglang", "sglang.phase.started_process", "[2026-11-29 10:00:00] INFO:     Started server process [4242]"},
+	{"sglang", "sglang.phase.startup_complete", "[2026-11-29 10:00:00] INFO:     Application startup complete."},
+	{"sglang", "sglang.phase.granian", "[2026-11-29 10:00:00] Starting embedded Granian server on 127.0.0.1:30000"},
+	{"sglang", "sglang.phase.warmup_request", `[2026-11-29 10:00:00] INFO:     127.0.0.1:52120 - "GET /model_info HTTP/1.1" 200 OK`},
+	{"sglang", "sglang.phase.prefill_batch", "[2026-11-29 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0"},
+	{"sglang", "sglang.phase.disagg_warmup", "[2026-11-29 10:00:00] Start of pd disaggregation warmup ..."},
+	{"sglang", "sglang.bar.shards", "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:03<00:03,  1.52it/s]"},
+	{"sglang", "sglang.bar.loader", "Loading safetensors using Fastsafetensor loader:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"sglang", "sglang.bar.streamer", "Loading safetensors using Runai Model Streamer:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"sglang", "sglang.bar.deepgemm", "DeepGEMM warmup: 50%|█████     | 2/4 [00:10<00:10,  5.00s/it]"},
+	{"sglang", "sglang.bar.compiling", "Compiling num tokens (num_tokens=8192): 100%|██████████| 58/58 [00:30<00:00,  1.90it/s]"},
+	{"sglang", "sglang.bar.capturing", "Capturing batches (bs=1 avail_mem=23.56 GB): 100%|██████████| 52/52 [00:05<00:00, 10.36it/s]"},
+
+	{"vllm", "vllm.phase.launch_version", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1839] vLLM API server version 0.11.0"},
+	{"vllm", "vllm.phase.non_default_args", "(APIServer pid=1) INFO 11-29 10:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B'}"},
+	{"vllm", "vllm.phase.args_namespace", "INFO 01-14 03:08:50 api_server.py:585] args: Namespace(host=None, port=8000, model='Qwen/Qwen2.5-7B')"},
+	{"vllm", "vllm.phase.resolved_arch", "(APIServer pid=1) INFO 11-29 10:00:00 [model.py:547] Resolved architecture: Qwen3ForCausalLM"},
+	{"vllm", "vllm.phase.llm_engine", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: model='Qwen/Qwen3-8B'"},
+	{"vllm", "vllm.phase.multiple_tasks", "INFO 01-14 03:08:50 config.py:510] This model supports multiple tasks: {'generate', 'embed'}. Defaulting to 'generate'."},
+	{"vllm", "vllm.phase.world_size", "(EngineCore_DP0 pid=7) DEBUG 11-29 10:00:00 [parallel_state.py:1000] world_size=2 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:29500 backend=nccl"},
+	{"vllm", "vllm.phase.nccl_version", "(VllmWorker TP0 pid=8) INFO 11-29 10:00:00 [pynccl.py:70] vLLM is using nccl==2.27.3"},
+	{"vllm", "vllm.phase.nccl_library", "INFO 01-14 03:08:50 utils.py:960] Found nccl from library libnccl.so.2"},
+	{"vllm", "vllm.phase.rank_assigned", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [parallel_state.py:1208] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0"},
+	{"vllm", "vllm.phase.start_load", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-8B..."},
+	{"vllm", "vllm.phase.load_from_scratch", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2634] Loading model from scratch..."},
+	{"vllm", "vllm.phase.weights_format", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [weight_utils.py:392] Using model weights format ['*.safetensors']"},
+	{"vllm", "vllm.phase.download_time", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [weight_utils.py:413] Time spent downloading weights for Qwen/Qwen3-8B: 45.12 seconds"},
+	{"vllm", "vllm.phase.checkpoint_fs", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [weight_utils.py:450] Filesystem type for checkpoints: EXT4. Checkpoint size: 15.26 GiB. Available RAM: 500.00 GiB."},
+	{"vllm", "vllm.phase.loading_weights_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [default_loader.py:267] Loading weights took 3.12 seconds"},
+	{"vllm", "vllm.phase.model_loading_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2653] Model loading took 15.27 GiB and 4.01 seconds"},
+	{"vllm", "vllm.phase.compile_cache", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [backends.py:548] Using cache directory: /root/.cache/vllm/torch_compile_cache/4a1b/rank_0_0/backbone for vLLM's torch.compile"},
+	{"vllm", "vllm.phase.dynamo_transform", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [backends.py:559] Dynamo bytecode transform time: 5.11 s"},
+	{"vllm", "vllm.phase.compile_graph", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [backends.py:218] Compiling a graph for dynamic shape takes 20.52 s"},
+	{"vllm", "vllm.phase.compile_graph", "(EngineCore pid=310) INFO 06-01 21:42:13 [monitor.py:53] torch.compile took 6.63 s in total"},
+	{"vllm", "vllm.phase.profiling_run", "(EngineCore pid=310) INFO 06-01 21:42:15 [monitor.py:81] Initial profiling/warmup run took 1.31 s"},
+	{"vllm", "vllm.phase.aot_saved", "(EngineCore pid=310) INFO 06-01 21:42:10 [decorators.py:708] saved AOT compiled function to /root/.cache/vllm/torch_compile_cache/torch_aot_compile/26b1/rank_0_0/model"},
+	{"vllm", "vllm.phase.kv_cache_size", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [kv_cache_utils.py:1087] GPU KV cache size: 249,168 tokens"},
+	{"vllm", "vllm.phase.kv_blocks", "INFO 01-14 03:08:50 executor_base.py:115] # cuda blocks: 27264, # CPU blocks: 2048"},
+	{"vllm", "vllm.phase.memory_profiling", "INFO 11-03 15:51:26 [worker.py:294] Memory profiling takes 22.16 seconds"},
+	{"vllm", "vllm.phase.graph_memory", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_worker.py:298] Estimated CUDA graph memory: 0.52 GiB total"},
+	{"vllm", "vllm.phase.capturing_graphs", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:3480] Graph capturing finished in 6 secs, took 0.51 GiB"},
+	{"vllm", "vllm.phase.flashinfer_warmup", "(Worker_TP0_EP0 pid=4155524) INFO 08-20 17:22:37 [gpu_worker.py:774] Compile and warming up model for size 8192"},
+	{"vllm", "vllm.phase.init_engine_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [core.py:210] init engine (profile, create kv cache, warmup model) took 35.21 seconds"},
+	{"vllm", "vllm.phase.starting_server", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000"},
+	{"vllm", "vllm.phase.supported_tasks", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1620] Supported_tasks: ['generate']"},
+	{"vllm", "vllm.phase.routes", "(APIServer pid=1) INFO 11-29 10:00:00 [launcher.py:34] Available routes are:"},
+	{"vllm", "vllm.phase.started_process", "(APIServer pid=1) INFO:     Started server process [1]"},
+	{"vllm", "vllm.phase.startup_complete", "(APIServer pid=1) INFO:     Application startup complete."},
+	{"vllm", "vllm.bar.shards", "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:03<00:03,  1.52it/s]"},
+	{"vllm", "vllm.bar.loader", "Loading safetensors using Fastsafetensor loader:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"vllm", "vllm.bar.streamer", "Loading safetensors using Runai Model Streamer:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},
+	{"vllm", "vllm.bar.deepgemm", "DeepGemm(fp8_gemm_nt) warmup (W=torch.Size([4096, 7168])): 50%|█████     | 4096/8192 [00:04<00:04, 1000.00it/s]"},
+	{"vllm", "vllm.phase.capturing_graphs", "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  50%|█████     | 33/67 [00:01<00:01, 33.44it/s]"},
+	{"vllm", "vllm.phase.capturing_graphs", "Capturing CUDA graph shapes: 100%|██████████| 35/35 [00:12<00:00,  2.81it/s]"},
+
+	{"trtllm", "trtllm.phase.version", "[TensorRT-LLM] TensorRT LLM version: 1.2.1"},
+	{"trtllm", "trtllm.phase.version", "[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3"},
+	{"trtllm", "trtllm.phase.llm_args", "[12/20/2025-04:20:04] [TRT-LLM] [I] Updated llm args: max_batch_size=2048, max_num_tokens=8192"},
+	{"trtllm", "trtllm.phase.llmargs", "[12/20/2025-04:20:04] [TRT-LLM] [I] TorchLlmArgs(model='openai/gpt-oss-120b')"},
+	{"trtllm", "trtllm.phase.pytorch_backend", "[12/20/2025-04:20:04] [TRT-LLM] [I] Using LLM with PyTorch backend"},
+	{"trtllm", "trtllm.phase.mpi", "[TensorRT-LLM][INFO] Initializing MPI with thread mode 3"},
+	{"trtllm", "trtllm.phase.mpi_session", "rank 0 using MpiPoolSession to spawn MPI processes"},
+	{"trtllm", "trtllm.phase.loading", "Loading weights concurrently: 100%|██████████| 1127/1127 [00:05<00:00, 205.01it/s]"},
+	{"trtllm", "trtllm.phase.model_init", "Model init total -- 19.66s"},
+	{"trtllm", "trtllm.phase.kv_cache", "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 68.69 GiB for max tokens in paged KV cache (643136)."},
+	{"trtllm", "trtllm.phase.autotune", "[12/20/2025-04:21:04] [TRT-LLM] [I] [Autotuner] Autotuning process starts ..."},
+	{"trtllm", "trtllm.phase.cuda_graph", "[12/20/2025-04:21:10] [TRT-LLM] [I] Run generation-only CUDA graph warmup for batch size=4, draft_len=0, max_seq_len=8192"},
+	{"trtllm", "trtllm.phase.warmup", "[12/20/2025-04:21:20] [TRT-LLM] [I] Run warmup for batch size=1"},
+	{"trtllm", "trtllm.phase.started_process", "INFO:     Started server process [4242]"},
+	{"trtllm", "trtllm.phase.startup_complete", "INFO:     Application startup complete."},
+	{"trtllm", "trtllm.bar.load", "Loading safetensors weights in parallel: 100%|██████████| 6/6 [00:00<00:00, 105.78it/s]"},
+	{"trtllm", "trtllm.bar.capturing", "Capturing graphs: 50%|█████     | 2/4 [00:01<00:01,  2.00it/s]"},
+
+	{"tgi", "tgi.phase.args", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {"},
+	{"tgi", "tgi.phase.attention", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Using attention flashinfer - Prefix caching true"},
+	{"tgi", "tgi.phase.attention", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Sharding model on 2 processes"},
+	{"tgi", "tgi.phase.download", "2026-01-08T10:00:00.123456Z  INFO download: text_generation_launcher: Starting check and download process for Qwen/Qwen3-8B"},
+	{"tgi", "tgi.phase.download", "2024-06-08T10:00:00.123456Z  INFO download: text_generation_launcher: Starting download process."},
+	{"tgi", "tgi.phase.shard", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0"},
+	{"tgi", "tgi.phase.webserver", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Starting Webserver"},
+	{"tgi", "tgi.phase.warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model"},
+	{"tgi", "tgi.phase.shard_warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: KV-cache blocks: 12345, size: 1 rank=0"},
+	{"tgi", "tgi.phase.shard_warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are enabled for sizes [32, 16, 8, 4, 2, 1] rank=0"},
+}
+
+func TestPhaseLines(t *testing.T) {
+	for _, tt := range phaseLines {
+		c := Lookup(tt.server).Classify(tt.line)
+		got := ""
+		if c.PhaseRule != nil {
+			got = c.PhaseRule.ID
+		}
+		if got != tt.id {
+			t.Errorf("%s: line %q marked by %q, want %q", tt.server, tt.line, got, tt.id)
+		}
+	}
+}
+
+// readyLines hold a line for every ready rule, keyed by readyKey.
+var readyLines = []ruleLine{
+	{"sglang", "sglang.ready:The server is fired up and ready to roll!", "[2026-11-29 10:00:00] The server is fired up and ready to roll!"},
+	{"tgi", "tgi.ready:Connected", "2026-01-08T10:00:00.123456Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected"},
+}
+
+// phaseKey names a phase rule: its ID, or for one without (the llama.cpp
+// profile's, until they get IDs) its profile and literal.
+func phaseKey(pr *Profile, r *PhaseRule) string {
+	if r.ID != "" {
+		return r.ID
+	}
+	return name(pr.Name) + ".phase:" + r.Lit
+}
+
+// readyKey names a ready rule, which has no ID of its own: its profile
+// and its literal.
+func readyKey(pr *Profile, m *Matcher) string { return name(pr.Name) + ".ready:" + m.Lit }
+
+func TestReadyLines(t *testing.T) {
+	for _, tt := range readyLines {
+		pr := Lookup(tt.server)
+		c := pr.Classify(tt.line)
+		if !c.Ready {
+			t.Errorf("%s: %q is not ready", tt.server, tt.line)
+		}
+		if got := firstReady(pr, tt.line); got != tt.id {
+			t.Errorf("%s: %q is ready by %q, want %q", tt.server, tt.line, got, tt.id)
+		}
+	}
+}
+
+// firstReady is the key of the first ready rule that matches line.
+func firstReady(pr *Profile, line string) string {
+	msg := Parse(line).Msg
+	for i := range pr.Ready {
+		if pr.Ready[i].match(msg, strings.ToLower(msg)) {
+			return readyKey(pr, &pr.Ready[i])
+		}
+	}
+	return ""
+}
+
+// notableLines hold a line for every notable-warning rule.
+var notableLines = []ruleLine{
+	{"vllm", "allreduce.custom_off", "(Worker_TP0 pid=9) WARNING 11-29 10:00:00 [custom_all_reduce.py:144] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly."},
+	{"sglang", "allreduce.custom_off", "[2026-11-29 10:00:00 TP0] Custom allreduce is disabled because this process group spans across nodes."},
+	{"vllm", "quant.fp8_marlin", "(EngineCore_DP0 pid=1) WARNING 11-29 10:00:00 [marlin_utils_fp8.py:80] Your GPU does not have native support for FP8 computation but FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin kernel. This may degrade performance for compute-heavy workloads."},
+	{"vllm", "dtype.cast", "(APIServer pid=1) WARNING 11-29 10:00:00 [__init__.py:2915] Casting torch.bfloat16 to torch.float16."},
+	{"sglang", "dtype.cast", "[2026-11-29 10:00:00] Casting torch.bfloat16 to torch.float16."},
+	{"vllm", "kv.fp8_no_scales", "WARNING 11-29 10:00:00 [kv_cache.py:86] Using KV cache scaling factor 1.0 for fp8_e4m3. If this is unintended, verify that k/v_scale scaling factors are properly set in the checkpoint."},
+	{"sglang", "kv.fp8_no_scales", "[2026-11-29 10:00:00 TP0] Using FP8 KV cache but no scaling factors provided. Defaulting to scaling factors of 1.0. This may lead to less accurate results!"},
+	{"sglang", "ctx.over_derived", "[2026-11-29 10:00:00] Warning: User-specified context_length (262144) is greater than the derived context_length (131072). This may lead to incorrect model outputs or CUDA errors."},
+	{"vllm", "ctx.over_derived", "(APIServer pid=1) WARNING 11-29 10:00:00 [config.py:3900] User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None in model's config.json). Make sure the value is correct and within the model context size."},
+	{"sglang", "cudagraph.off", "[2026-11-29 10:00:00] Cuda graph is disabled because of using torch native attention backend"},
+	{"vllm", "cudagraph.off", "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:3500] Cudagraph is disabled under eager mode"},
+	{"tgi", "cudagraph.off", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: Bitsandbytes doesn't work with cuda graphs, deactivating them"},
+	{"tgi", "cudagraph.off", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are disabled (CUDA_GRAPHS=None)."},
+	{"vllm", "hf.slow_processor", "Using a slow image processor as `use_fast` is unset and a slow processor was saved with this model. `use_fast=True` will be the default behavior in v4.52, even if the model was saved with a slow processor."},
+	{"sglang", "hf.model_type_mismatch", "You are using a model of type qwen2 to instantiate a model of type llama. This is not supported for all configurations of models and can yield errors."},
+	{"sglang", "sglang.deepgemm_scale", "[2026-04-12 12:43:59] WARNING model_config.py:856: DeepGemm is enabled but the scale_fmt of checkpoint is not ue8m0. This might cause accuracy degradation on Blackwell."},
+	{"sglang", "sglang.deepgemm_scale", "[2026-04-12 12:43:59] DeepGemm is enabled but the scale_fmt of checkpoint is not ue8m0. This might cause accuracy degradation on Blackwell."},
+	{"sglang", "sglang.overlap_off", "[2026-11-29 10:00:00] Overlap scheduler is disabled because of using eagle speculative decoding."},
+	{"vllm", "vllm.flash_attn_off", "INFO 01-14 03:08:50 selector.py:151] Cannot use FlashAttention-2 backend for Volta and Turing GPUs."},
+	{"vllm", "vllm.jit_during_inference", "(EngineCore pid=1) WARNING 11-29 10:05:00 [jit_monitor.py:96] Triton kernel JIT compilation during inference: fused_moe_kernel"},
+	{"tgi", "tgi.no_flash_models", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: No module named 'flash_attn_2_cuda'"},
+	{"tgi", "tgi.prefill_reduced", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: Reducing the max batch prefill from 4096 to 2048 because there is not enough VRAM to support it."},
+	{"tgi", "tgi.attention_forced", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Forcing attention to 'paged' because head dim is not supported by flashinfer, also disabling prefix caching"},
+	{"tgi", "tgi.exllama_off", "2026-01-08T10:00:00.123456Z  WARN shard-manager: text_generation_launcher: Disabling exllama because desc_act=True rank=0"},
+	{"tgi", "tgi.graph_warmup_failed", "2026-01-08T10:00:00.123456Z ERROR shard-manager: text_generation_launcher: Decode cuda graph warmup failed rank=0"},
+	{"tgi", "tgi.legacy_tokenizer", "2026-01-08T10:00:00.123456Z  WARN text_generation_router::server: router/src/server.rs:1464: Odd tokenizer detected, falling back on legacy tokenization"},
+}
+
+func TestNotableLines(t *testing.T) {
+	for _, tt := range notableLines {
+		t.Run(tt.id, func(t *testing.T) {
+			c := Lookup(tt.server).Classify(tt.line)
+			got := ""
+			if c.Notable != nil {
+				got = c.Notable.ID
+			}
+			if got != tt.id {
+				t.Errorf("%s profile: line %q is notable %q, want %q", name(tt.server), tt.line, got, tt.id)
+			}
+			if c.Failure != nil {
+				t.Errorf("a notable warning fails the start: %s", c.Failure.ID)
+			}
+			if c.Notable != nil && (c.Notable.Meaning == "" || c.Notable.Effect == "") {
+				t.Errorf("rule %s has no meaning or effect", c.Notable.ID)
+			}
+		})
+	}
+}
+
+// A traceback's source line that quotes a warning is not one.
+func TestQuotedWarningIsNotNotable(t *testing.T) {
+	line := `    logger.warning("Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.")`
+	if c := Lookup("vllm").Classify(line); c.Notable != nil {
+		t.Errorf("quoted source line is notable %s", c.Notable.ID)
+	}
+}
+
+// A line that fails the start is not also a notable warning.
+func TestFailureIsNotNotable(t *testing.T) {
+	line := "ValueError: Warning: User-specified context_length (262144) is greater than the derived context_length (131072). This may lead to incorrect model outputs or CUDA errors. To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
+	c := Lookup("sglang").Classify(line)
+	if c.Failure == nil || c.Failure.ID != "ctx.too_long" {
+		t.Fatalf("failure = %v, want ctx.too_long", c.Failure)
+	}
+	if c.Notable != nil {
+		t.Errorf("failure line is also notable %s", c.Notable.ID)
+	}
+}
+
+// knownGaps are rules whose real lines live in another test file of the
+// package that this table does not see (the llama.cpp profile's own
+// tests); the reason says where. Empty it as those lines join a table.
+var knownGaps = map[string]string{
+	"llamacpp.phase:system info:|system_info:":                                                     llamacppGap,
+	"llamacpp.phase:HTTP server is listening|HTTP server listening":                                llamacppGap,
+	"llamacpp.phase:loading model|llama_model_load|load_tensors:|print_info:|common_download_file": llamacppGap,
+	"llamacpp.phase:clip_|load_hparams:|mtmd_init":                                                 llamacppGap,
+	"llamacpp.phase:llama_context:|llama_kv_cache|llama_new_context_with_model":                    llamacppGap,
+	"llamacpp.phase:warming up the model":                                                          llamacppGap,
+	"llamacpp.ready:main: server is listening on|main: model loaded":                               llamacppGap,
+	"llamacpp.ready:all slots are idle":                                                            llamacppGap,
+	"llamacpp.ready:model loaded":                                                                  llamacppGap,
+}
+
+const llamacppGap = "the llama.cpp profile's phase and ready rules get IDs and lines with that profile (llamacpp_test.go)"
+
+// classIDs is every catalogue rule ID a classified line carries.
+func classIDs(c Class) []string {
+	var ids []string
+	if c.Failure != nil {
+		ids = append(ids, c.Failure.ID)
+	}
+	if c.KernelRule != nil {
+		ids = append(ids, c.KernelRule.ID)
+	}
+	if c.Notable != nil {
+		ids = append(ids, c.Notable.ID)
+	}
+	if c.PhaseRule != nil {
+		ids = append(ids, c.PhaseRule.ID)
+	}
+	return ids
+}
+
+func TestFailureLines(t *testing.T) {
+	for _, tt := range failureLines {
+		t.Run(tt.id, func(t *testing.T) {
+			c := Lookup(tt.server).Classify(tt.line)
+			got := ""
+			if c.Failure != nil {
+				got = c.Failure.ID
+			}
+			if got != tt.id {
+				t.Errorf("%s profile: line %q matched rule %q, want %q", name(tt.server), tt.line, got, tt.id)
+			}
+		})
+	}
+}
+
+// TestEveryRuleHasALine fails when a catalogue rule has no line in a
+// table that asserts its ID: such a rule is either dead or shadowed by an
+// earlier one.
+func TestEveryRuleHasALine(t *testing.T) {
+	covered := map[string]bool{}
+	lines := append(append(append([]ruleLine{}, failureLines...), notableLines...), phaseLines...)
+	for _, k := range kernelCases {
+		lines = append(lines, ruleLine{k.server, k.id, k.line})
+	}
+	for _, tt := range lines {
+		// Only the rule the table asserts counts: a line that also
+		// matches another rule does not cover that one.
+		for _, id := range classIDs(Lookup(tt.server).Classify(tt.line)) {
+			if id == tt.id {
+				covered[id] = true
+			}
+		}
+	}
+	for _, tt := range readyLines {
+		if firstReady(Lookup(tt.server), tt.line) == tt.id {
+			covered[tt.id] = true
+		}
+	}
+	all := allRuleIDs(t)
+	var missing []string
+	for _, id := range all {
+		if !covered[id] && knownGaps[id] == "" {
+			missing = append(missing, id)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d of %d rules are matched first by no table line: %s", len(missing), len(all), strings.Join(missing, " "))
+	}
+	known := map[string]bool{}
+	for _, id := range all {
+		known[id] = true
+	}
+	for id := range knownGaps {
+		if !known[id] {
+			t.Errorf("known gap %q names no rule", id)
+		} else if covered[id] {
+			t.Errorf("known gap %q is covered now: remove it from knownGaps", id)
+		}
+	}
+}
+
+// allRuleIDs lists every rule ID and fails on an empty or repeated one.
+func allRuleIDs(t *testing.T) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var ids []string
+	add := func(id, where string) {
+		if id == "" {
+			t.Errorf("a rule in %s has no ID", where)
+			return
+		}
+		if seen[id] {
+			t.Errorf("rule ID %q is used twice", id)
+		}
+		seen[id] = true
+		ids = append(ids, id)
+	}
+	for _, pr := range allProfiles {
+		for _, r := range pr.Failures {
+			add(r.ID, name(pr.Name))
+		}
+		for _, rules := range [][]PhaseRule{pr.Phases, pr.ProgressPhases} {
+			for _, r := range rules {
+				add(phaseKey(pr, &r), name(pr.Name)+"'s phases")
+			}
+		}
+		for i := range pr.Ready {
+			add(readyKey(pr, &pr.Ready[i]), name(pr.Name)+"'s ready lines")
+		}
+	}
+	for _, r := range commonFailures {
+		add(r.ID, "the common catalogue")
+	}
+	for _, r := range kernelRules {
+		add(r.ID, "the kernel config rules")
+	}
+	for _, r := range commonNotable {
+		add(r.ID, "the common notable warnings")
+	}
+	for _, pr := range allProfiles {
+		for _, r := range pr.Notable {
+			add(r.ID, name(pr.Name)+"'s notable warnings")
+		}
+	}
+	return ids
+}
+
+func name(server string) string {
+	if server == "" {
+		return "generic"
+	}
+	return server
+}

@@ -1,0 +1,103 @@
+package classify
+
+// NotableRule recognises a warning that changes what the server computes
+// or how fast, out of the dozens a start prints. A notable line never
+// fails a startup; it is reported next to the verdict.
+type NotableRule struct {
+	// ID is a stable name, e.g. "sglang.deepgemm_scale".
+	ID string
+	Matcher
+	// Effect is what the warning changes: "accuracy", "speed" or
+	// "capacity" (fewer tokens or requests fit).
+	Effect string
+	// Meaning says in one line what the warning means for the user.
+	Meaning string
+}
+
+const (
+	EffectAccuracy = "accuracy"
+	EffectSpeed    = "speed"
+	EffectCapacity = "capacity"
+)
+
+// commonNotable are printed by libraries that several servers share
+// (vLLM's and SGLang's common layers, transformers).
+var commonNotable = []NotableRule{
+	// vllm distributed/device_communicators/custom_all_reduce.py (0.4-0.12),
+	// copied into sglang distributed/device_communicators/custom_all_reduce.py.
+	{ID: "allreduce.custom_off", Matcher: lit("Custom allreduce is disabled"), Effect: EffectSpeed,
+		Meaning: "tensor-parallel all-reduce falls back to NCCL, which is slower for small decode batches"},
+	// vllm quantization/utils/marlin_utils_fp8.py, sglang the same file.
+	{ID: "quant.fp8_marlin", Matcher: lit("does not have native support for FP8 computation"), Effect: EffectSpeed,
+		Meaning: "this GPU has no FP8 tensor cores: FP8 weights run through weight-only Marlin kernels, slower on prefill-heavy work"},
+	// vllm config (ModelConfig._get_and_verify_dtype) and sglang
+	// configs/model_config.py: --dtype differs from the checkpoint's.
+	{ID: "dtype.cast", Matcher: re("Casting torch.", `^Casting torch\.\w+ to torch\.\w+`), Effect: EffectAccuracy,
+		Meaning: "the weights are cast to another dtype than the checkpoint's (float16 can overflow where bfloat16 does not)"},
+	// vllm and sglang model_loader/weight_utils.py: an FP8 KV cache without
+	// the checkpoint's scales.
+	{ID: "kv.fp8_no_scales", Matcher: re("Defaulting to scaling factors of 1.0|Using KV cache scaling factor 1.0", `Defaulting to scaling factors of 1\.0|Using KV cache scaling factor 1\.0`), Effect: EffectAccuracy,
+		Meaning: "the FP8 KV cache runs with scale 1.0 instead of calibrated scales, which can cost accuracy"},
+	// sglang configs/model_config.py and vllm config: with
+	// SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN / VLLM_ALLOW_LONG_MAX_MODEL_LEN
+	// the check is only a warning.
+	{ID: "ctx.over_derived", Matcher: re("is greater than the derived", `User-specified (context_length|max_model_len) \(\d+\) is greater than the derived`), Effect: EffectAccuracy,
+		Meaning: "the context is longer than the model was trained for: outputs past the model's limit may be wrong"},
+	// Every server's CUDA graphs: sglang server_args.py ("Cuda graph is
+	// disabled because ..."), vllm V1 ("Cudagraph is disabled under eager
+	// mode"), vllm on ROCm ("CUDA graph is not supported on ..."), TGI
+	// flash_causal_lm.py ("Cuda Graphs are disabled (CUDA_GRAPHS=...)") and
+	// launcher/src/main.rs ("... doesn't work with cuda graphs, deactivating them").
+	{ID: "cudagraph.off", Matcher: fold("cuda graph is disabled|cudagraph is disabled|cuda graphs are disabled|with cuda graphs, deactivating|cuda graph is not supported"), Effect: EffectSpeed,
+		Meaning: "decoding runs without CUDA graphs: every step pays the kernel launch overhead, much slower at small batch sizes"},
+	// transformers image_processing_auto.py.
+	{ID: "hf.slow_processor", Matcher: lit("Using a slow image processor"), Effect: EffectSpeed,
+		Meaning: "images are preprocessed by the slow Python processor, which can bottleneck multimodal requests"},
+	// transformers configuration_utils.py.
+	{ID: "hf.model_type_mismatch", Matcher: re("to instantiate a model of type", `You are using a model of type \S+ to instantiate a model of type \S+`), Effect: EffectAccuracy,
+		Meaning: "the checkpoint's model type differs from the architecture loaded: outputs may be wrong"},
+}
+
+var sglangNotable = []NotableRule{
+	// sglang configs/model_config.py (0.5.x): block-FP8 checkpoints on
+	// Blackwell, whose DeepGEMM wants UE8M0 scales.
+	{ID: "sglang.deepgemm_scale", Matcher: lit("DeepGemm is enabled but the scale_fmt of checkpoint is not ue8m0"), Effect: EffectAccuracy,
+		Meaning: "DeepGEMM requantizes this checkpoint's scales to UE8M0 on Blackwell, which can degrade accuracy"},
+	// sglang server_args.py (0.4-0.5.x): "Overlap scheduler is disabled
+	// because of ..." (speculative decoding, pipeline parallelism, ...).
+	{ID: "sglang.overlap_off", Matcher: fold("overlap scheduler is disabled"), Effect: EffectSpeed,
+		Meaning: "the CPU scheduling of the next batch no longer overlaps GPU work, which lowers throughput"},
+}
+
+var vllmNotable = []NotableRule{
+	// vllm attention/selector.py (V0, to 0.10): Volta/Turing fall back
+	// from FlashAttention-2.
+	{ID: "vllm.flash_attn_off", Matcher: lit("Cannot use FlashAttention-2 backend"), Effect: EffectSpeed,
+		Meaning: "attention falls back from FlashAttention-2 to a slower backend on this GPU or dtype"},
+	// vllm compilation monitor (0.11+): a Triton kernel compiled while
+	// serving requests instead of at startup.
+	{ID: "vllm.jit_during_inference", Matcher: lit("Triton kernel JIT compilation during inference"), Effect: EffectSpeed,
+		Meaning: "a Triton kernel was compiled on a live request: that request's latency spikes"},
+}
+
+var tgiNotable = []NotableRule{
+	// server/text_generation_server/models/__init__.py (2.x-3.x).
+	{ID: "tgi.no_flash_models", Matcher: lit("Could not import Flash Attention enabled models"), Effect: EffectSpeed,
+		Meaning: "TGI runs the model without its flash-attention implementation: slower, and some models refuse to load"},
+	// launcher/src/main.rs (2.x-3.x).
+	{ID: "tgi.prefill_reduced", Matcher: lit("Reducing the max batch prefill from"), Effect: EffectCapacity,
+		Meaning: "the GPU memory fits fewer prefill tokens per batch than the default, which lowers throughput"},
+	// launcher/src/main.rs (3.x): flashinfer does not support the head dim.
+	{ID: "tgi.attention_forced", Matcher: lit("Forcing attention to"), Effect: EffectSpeed,
+		Meaning: "the attention backend was changed from the one chosen and prefix caching may be off"},
+	// server/text_generation_server/layers/gptq/__init__.py.
+	{ID: "tgi.exllama_off", Matcher: lit("Disabling exllama because desc_act=True"), Effect: EffectSpeed,
+		Meaning: "this GPTQ checkpoint cannot use the fast exllama kernels"},
+	// server/text_generation_server/models/flash_causal_lm.py (3.x): an OOM
+	// while capturing decode graphs is logged and the shard goes on.
+	{ID: "tgi.graph_warmup_failed", Matcher: lit("Decode cuda graph warmup failed"), Effect: EffectSpeed,
+		Meaning: "decode CUDA graphs could not be captured (out of memory): decoding runs without them"},
+	// router/src/server.rs (2.x-3.x).
+	{ID: "tgi.legacy_tokenizer", Matcher: lit("Odd tokenizer detected, falling back on legacy tokenization"), Effect: EffectAccuracy,
+		Meaning: "the router tokenizes with its legacy path, so token counts and limits may differ from the model's tokenizer"},
+}
