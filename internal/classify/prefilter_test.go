@@ -215,3 +215,15 @@ func BenchmarkParseFast(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
 }
+
+// TestBuiltinPrefilterOnce checks that a built-in profile's prefilter is
+// built once and kept, and that profiles do not share one.
+func TestBuiltinPrefilterOnce(t *testing.T) {
+	a, b := prefilterOf(vllm), prefilterOf(vllm)
+	if a != b {
+		t.Errorf("vllm's prefilter was built twice")
+	}
+	if prefilterOf(sglang) == a {
+		t.Errorf("sglang and vllm share a prefilter")
+	}
+}
