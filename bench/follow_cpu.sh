@@ -3,7 +3,7 @@
 # a steady rate. A writer (bench/linewriter) appends RATE lines per second
 # in bursts of BURST lines, one write per line, for SECS seconds; vigil
 # watches the file. It prints vigil's CPU time as a share of one core and
-# per 1,000 lines/s, its context switches per line (all threads), and the
+# per 1,000 lines/s, its voluntary context switches per line (all threads), and the
 # writer's own CPU for scale.
 #
 # Usage: bench/follow_cpu.sh            (Linux: reads /proc)
@@ -31,8 +31,9 @@ hz=$(getconf CLK_TCK)
 
 # cpu PID: user + system clock ticks of the process, all threads.
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# switches PID: voluntary + involuntary context switches, all threads.
-switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s}'; }
+# switches PID: voluntary context switches (a thread waiting for work),
+# all threads; involuntary ones only say how busy the machine is.
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s}'; }
 
 : >"$tmp/server.log"
 "$tmp/linewriter" -o "$tmp/server.log" -rate "$rate" -burst "$burst" -for "$((secs + 2))s" >"$tmp/writer.out" &
@@ -54,6 +55,6 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "writer:  $rate lines/s in bursts of $burst, one write per line; its own CPU ${wcpu} ms for $wlines lines"
 awk -v c="$((c1 - c0))" -v hz="$hz" -v s="$secs" -v n="$lines" -v sw="$((s1 - s0))" -v r="$rate" -v w="$wcpu" -v wl="$wlines" 'BEGIN {
 	ms = c * 1000 / hz
-	printf "vigil:   %.0f ms CPU over %d s and %d lines: %.2f%% of a core, %.2f%% per 1,000 lines/s, %.2f context switches per line\n", ms, s, n, ms / (s * 10), ms / (s * 10) * 1000 / r, sw / n
+	printf "vigil:   %.0f ms CPU over %d s and %d lines: %.2f%% of a core, %.2f%% per 1,000 lines/s, %.2f voluntary context switches per line\n", ms, s, n, ms / (s * 10), ms / (s * 10) * 1000 / r, sw / n
 	if (w > 0) printf "         %.2fx the writer'"'"'s own CPU per line\n", (ms / n) / (w / wl)
 }'
