@@ -9,7 +9,8 @@
 //     the scenario prints one);
 //   - fatal line: the first line that a fatal catalogue rule matches,
 //     when vigil decided failed before the process ended;
-//   - exit, signal: the process's end, for other failures;
+//   - exit, signal: the process's end, when it came before the verdict
+//     (how long before it the first fatal line came is shown too);
 //   - stalled and timeout endings depend on windows and are left out.
 //
 // It prints each run's latency, then per kind of ending the median and the
@@ -79,7 +80,7 @@ func main() {
 				fmt.Printf("%-58s %s\n", name, err)
 				continue
 			}
-			fmt.Printf("%-58s %-10s %-8s %7.1f ms\n", name, r.kind, r.verdict, ms(r.latency))
+			fmt.Printf("%-58s %-10s %-8s %7.1f ms %s\n", name, r.kind, r.verdict, ms(r.latency), r.note)
 			byKind[r.kind] = append(byKind[r.kind], r.latency)
 		}
 	}
@@ -99,8 +100,8 @@ func main() {
 }
 
 type result struct {
-	kind, verdict string
-	latency       time.Duration
+	kind, verdict, note string
+	latency             time.Duration
 }
 
 // trace is what the player noted.
@@ -184,20 +185,30 @@ func measure(self, vigil, path string, sc *scenario.Scenario) (result, error) {
 			}
 		}
 	case "failed":
+		var fatal time.Time
 		for _, l := range tr.lines {
 			if f := prof.Classify(l.text).Failure; f != nil && f.Fatal && l.at.Before(verdictAt) {
-				r.kind, decisive = "fatal line", l.at
+				fatal = l.at
 				break
 			}
 		}
-		if r.kind == "" || !tr.end.IsZero() && tr.end.Before(decisive) {
+		switch {
+		case !tr.end.IsZero() && tr.end.Before(verdictAt):
+			// The process ended first: its end completed the evidence.
 			r.kind, decisive = tr.endKind, tr.end
+			if !fatal.IsZero() {
+				r.note = fmt.Sprintf("(first fatal line %.1f ms before the end)", ms(tr.end.Sub(fatal)))
+			}
+		case !fatal.IsZero():
+			r.kind, decisive = "fatal line", fatal
 		}
 	default:
 		return result{}, fmt.Errorf("verdict %s: not measured", verdict)
 	}
 	if decisive.IsZero() || r.kind == "" {
-		return result{}, fmt.Errorf("verdict %s with no decisive event in the trace", verdict)
+		// Decided by something the trace does not show: the smoke
+		// test's answer, or the health endpoint's.
+		return result{}, fmt.Errorf("verdict %s without a fatal line or an end: not measured", verdict)
 	}
 	r.latency = verdictAt.Sub(decisive)
 	return r, nil
