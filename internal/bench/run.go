@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -157,7 +156,7 @@ func Run(ctx context.Context, c *openai.Client, o Options, progress *Progress) (
 			if w.completed == 0 {
 				// The levels before this one stand; the ones after it
 				// would only fail the same way.
-				lv := w.summarize(conc, o.SLO)
+				lv := w.stats.level(conc, w.elapsed, o.SLO)
 				lv.Warmup = true
 				res.Levels = append(res.Levels, lv)
 				break
@@ -174,7 +173,7 @@ func Run(ctx context.Context, c *openai.Client, o Options, progress *Progress) (
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		lv := raw.summarize(conc, o.SLO)
+		lv := raw.stats.level(conc, raw.elapsed, o.SLO)
 		if total := lv.Completed + lv.Failed; total > 0 && cpu > 0 {
 			lv.ClientCPUms = round(float64(cpu)/1e6/float64(total), 4)
 		}
@@ -209,7 +208,7 @@ type runner struct {
 	progress *Progress
 }
 
-// record is one request's outcome, kept small: thousands are held.
+// record is one request's outcome.
 type record struct {
 	ttft, last, e2e time.Duration
 	send            time.Duration
@@ -221,8 +220,7 @@ type record struct {
 }
 
 type levelData struct {
-	records   []record
-	itls      []time.Duration
+	stats     levelStats
 	elapsed   time.Duration
 	completed int
 	firstErr  error
@@ -241,10 +239,9 @@ func (r *runner) level(ctx context.Context, conc, n int, dur time.Duration) leve
 	for range conc {
 		wg.Go(func() {
 			var (
-				res     openai.StreamResult
-				body    []byte
-				records []record
-				itls    []time.Duration
+				res   openai.StreamResult
+				body  []byte
+				stats levelStats
 			)
 			for ctx.Err() == nil {
 				i := issued.Add(1)
@@ -259,106 +256,21 @@ func (r *runner) level(ctx context.Context, conc, n int, dur time.Duration) leve
 				if res.Err == nil {
 					rec = record{ttft: res.TTFT, last: res.Last, e2e: res.End, send: res.Send, tokens: res.OutputTokens(),
 						prompt: res.PromptTokens, usage: res.UsageTokens >= 0, resent: res.Resent}
-					for j := 1; j < len(res.Times); j++ {
-						itls = append(itls, res.Times[j]-res.Times[j-1])
-					}
 				} else if ctx.Err() != nil {
 					break // canceled by the caller: not the server's failure
 				}
-				records = append(records, rec)
+				stats.add(rec, res.Times, r.o.SLO)
 				r.progress.add(rec)
 			}
 			mu.Lock()
-			out.records = append(out.records, records...)
-			out.itls = append(out.itls, itls...)
+			out.stats.merge(&stats)
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	out.elapsed = r.now().Sub(start)
-	for _, rec := range out.records {
-		if rec.err == nil {
-			out.completed++
-		} else if out.firstErr == nil {
-			out.firstErr = rec.err
-		}
-	}
+	out.completed, out.firstErr = out.stats.completed, out.stats.firstErr
 	return out
-}
-
-func (d *levelData) summarize(conc int, slo SLO) Level {
-	lv := Level{Concurrency: conc, DurationS: round(d.elapsed.Seconds(), 3)}
-	var ttfts, tpots, e2es, sends []time.Duration
-	var good, withUsage, promptN, promptSum int
-	failures := map[string]*Failure{}
-	for _, rec := range d.records {
-		lv.Resent += rec.resent
-		if rec.err != nil {
-			lv.Failed++
-			var se *openai.ServerError
-			if errors.As(rec.err, &se) {
-				lv.ServerErrors++
-			}
-			reason := openai.Reason(rec.err)
-			f := failures[reason]
-			if f == nil {
-				f = &Failure{Reason: reason, Example: oneLine(rec.err.Error())}
-				failures[reason] = f
-			}
-			f.Count++
-			continue
-		}
-		lv.Completed++
-		lv.OutputTokens += rec.tokens
-		if rec.usage {
-			withUsage++
-		}
-		if rec.prompt >= 0 {
-			promptN++
-			promptSum += rec.prompt
-		}
-		var tpot time.Duration
-		if rec.tokens > 1 {
-			tpot = (rec.last - rec.ttft) / time.Duration(rec.tokens-1)
-			tpots = append(tpots, tpot)
-		}
-		if rec.tokens > 0 {
-			ttfts = append(ttfts, rec.ttft)
-		}
-		e2es = append(e2es, rec.e2e)
-		sends = append(sends, rec.send)
-		if slo.Meets(rec.ttft, tpot, rec.e2e) && rec.tokens > 0 {
-			good++
-		}
-	}
-	switch {
-	case lv.Completed == 0:
-		lv.TokensFrom = ""
-	case withUsage == lv.Completed:
-		lv.TokensFrom = "usage"
-	case withUsage == 0:
-		lv.TokensFrom = "chunks"
-	default:
-		lv.TokensFrom = "mixed"
-	}
-	if promptN > 0 {
-		lv.InputTokens = round(float64(promptSum)/float64(promptN), 1)
-	}
-	if secs := d.elapsed.Seconds(); secs > 0 {
-		lv.OutputTokS = round(float64(lv.OutputTokens)/secs, 3)
-		lv.ReqS = round(float64(lv.Completed)/secs, 4)
-		if !slo.IsZero() {
-			g := round(float64(good)/secs, 4)
-			lv.GoodputReqS = &g
-		}
-	}
-	lv.TTFT, lv.ITL, lv.TPOT, lv.E2E = Summarize(ttfts), Summarize(d.itls), Summarize(tpots), Summarize(e2es)
-	lv.Send = Summarize(sends)
-	for _, f := range failures {
-		lv.Failures = append(lv.Failures, *f)
-	}
-	slices.SortFunc(lv.Failures, func(a, b Failure) int { return b.Count - a.Count })
-	return lv
 }
 
 // words make up benchmark prompts: common English words that most

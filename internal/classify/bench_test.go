@@ -64,3 +64,11 @@ func BenchmarkClassify(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
 }
+
+// BenchmarkBuildPrefilter is what a profile's first line costs: building
+// its automaton and guards (bench/firstline times the whole command).
+func BenchmarkBuildPrefilter(b *testing.B) {
+	for b.Loop() {
+		buildPrefilter(vllm)
+	}
+}

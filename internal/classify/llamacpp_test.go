@@ -6,71 +6,79 @@ import (
 	v "vigil/internal/verdict"
 )
 
+// llamaLine is a real llama-server line and what it means: the rule that
+// knows it, the phase it marks, or the ready signal.
+type llamaLine struct {
+	name, line string
+	rule       string // the failure rule's ID, or "" for none
+	cause      v.Cause
+	phase      v.Phase
+	ready      bool
+	benign     bool
+	error      bool // IsError
+}
+
+// llamacppRealLines are lines that a real llama-server (build 10587,
+// commit 3f545bec, CPU) printed; the catalogue's coverage test counts them.
+var llamacppRealLines = []llamaLine{
+	// A default start (11 lines).
+	{name: "banner", line: "0.00.004.892 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)", phase: v.Init},
+	{name: "CORS warning", line: "0.00.009.506 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set", benign: true},
+	{name: "loading model", line: "0.00.011.101 I srv    load_model: loading model 'tiny.gguf'", phase: v.Weights},
+	{name: "slots", line: "0.00.853.903 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 2048, kv_unified = 'true'", phase: v.KVCache},
+	{name: "model loaded", line: "0.00.856.470 I srv  llama_server: model loaded", ready: true},
+	{name: "listening on", line: "0.00.856.501 I srv  llama_server: listening on http://127.0.0.1:18080", ready: true},
+	// -lv 4.
+	{name: "verbose banner", line: "0.00.011.320 I cmn  common_param: common_params_print_info: build 10587 (3f545bec) with GNU 12.2.0 for Linux x86_64", phase: v.Init},
+	{name: "system info", line: "0.00.011.483 I cmn  common_param: system_info: n_threads = 2 (n_threads_batch = 2) / 2 | CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | ", phase: v.Init},
+	{name: "model loader", line: "0.00.072.535 I llama_model_loader: loaded meta data with 21 key-value pairs and 21 tensors from tiny.gguf (version GGUF V3 (latest))", phase: v.Weights},
+	{name: "print_info", line: "0.00.087.878 I print_info: file format = GGUF V3 (latest)", phase: v.Weights},
+	{name: "load_tensors", line: "0.00.112.850 I load_tensors: loading model tensors, this can take a while... (load_mode = mmap)", phase: v.Weights},
+	{name: "llama_context", line: "0.00.120.358 I llama_context: constructing llama_context", phase: v.KVCache},
+	{name: "kv cache", line: "0.00.120.577 I llama_kv_cache: size =    1.00 MiB (  2048 cells,   2 layers,  4/1 seqs), K (f16):    0.50 MiB, V (f16):    0.50 MiB", phase: v.KVCache},
+	{name: "warm-up", line: "0.00.122.138 I cmn  common_init_: warming up the model with an empty run - please wait ... (--no-warmup to disable)", phase: v.Warmup},
+	{name: "deprecated flag", line: "0.00.002.416 W DEPRECATED: --mmap and --no-mmap are deprecated. use --load-mode mmap instead", benign: true},
+	{name: "fit warning", line: "0.00.620.828 W common_fit_params: failed to fit params to free device memory: was unable to fit model into system memory by reducing context, abort", benign: true},
+	// A missing model.
+	{name: "gguf open", line: "0.00.003.890 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
+	{name: "error loading model", line: "0.00.004.947 E llama_model_load: error loading model: llama_model_loader: failed to load model from missing.gguf", rule: "llamacpp.load", cause: v.ModelLoad, phase: v.Weights, error: true},
+	{name: "load model failed", line: "0.00.005.314 E srv    load_model: failed to load model, 'missing.gguf'", rule: "llamacpp.load", cause: v.ModelLoad, error: true},
+	{name: "load exit", line: "0.00.005.835 E srv  llama_server: exiting due to model loading error", rule: "llamacpp.load_exit", cause: v.ModelLoad, error: true},
+	// A truncated model, a file that is no GGUF.
+	{name: "truncated", line: "0.00.009.514 E llama_model_load: error loading model: tensor 'token_embd.weight' data is not within the file bounds, model is corrupted or incomplete", rule: "llamacpp.gguf_open", cause: v.ModelLoad, phase: v.Weights, error: true},
+	{name: "invalid magic", line: "0.00.007.296 E gguf_init_from_reader: invalid magic characters: '????', expected 'GGUF'", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
+	// -hf on a build without OpenSSL.
+	{name: "no https", line: "0.00.017.959 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:", rule: "llamacpp.no_https", cause: v.ModelLoad, error: true},
+	{name: "no commit", line: "0.00.017.985 W get_repo_files: failed to resolve commit for ggml-org/nosuch-GGUF", benign: true},
+	// Download failures: common/download.cpp and tools/server/server.cpp
+	// (b10587), lines as the source writes them.
+	{name: "download attempts", line: "0.12.004.117 E common_download_file_single_online: download failed after 3 attempts", rule: "llamacpp.download", cause: v.ModelLoad, phase: v.Weights, error: true},
+	{name: "download model", line: "0.12.004.201 E srv  llama_server: failed to download model: download failed", rule: "llamacpp.download", cause: v.ModelLoad, error: true},
+	// A model of an architecture this build does not know.
+	{name: "unknown arch", line: "0.00.063.166 E llama_model_load: error loading model: unknown model architecture: 'vigil-nosuch'", rule: "llamacpp.arch", cause: v.Config, phase: v.Weights, error: true},
+	// The port is taken.
+	{name: "bind", line: "0.00.010.351 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 18095", rule: "llamacpp.bind", cause: v.PortInUse, error: true},
+	{name: "http exit", line: "0.00.010.454 E srv  llama_server: exiting due to HTTP server error", rule: "llamacpp.http_exit", error: true},
+	// Bad flags: printed before any log prefix.
+	{name: "unknown flag", line: "error: invalid argument: --no-such-flag", rule: "llamacpp.args", cause: v.Config, error: true},
+	{name: "bad value", line: `error while handling argument "-c": stoi`, rule: "llamacpp.args", cause: v.Config, error: true},
+	{name: "bad choice", line: `error while handling argument "--flash-attn": error: unknown value for --flash-attn: 'maybe'`, rule: "llamacpp.args", cause: v.Config, error: true},
+	// --ssl-key-file on a build without OpenSSL.
+	{name: "no ssl", line: "0.00.145.266 E srv          init: the server is built without SSL support", rule: "llamacpp.no_ssl", cause: v.Config, error: true},
+	{name: "http init", line: "0.00.145.266 E srv  llama_server: failed to initialize HTTP server", rule: "llamacpp.http_init", error: true},
+	// A KV cache larger than the host's memory.
+	{name: "aligned malloc", line: "0.03.999.301 E ggml_aligned_malloc: insufficient memory (attempted to allocate 250000.00 MB)", rule: "ggml.host_malloc", cause: v.HostOOM, error: true},
+	{name: "cpu buffer type", line: "0.03.999.379 E ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 262144000000", rule: "ggml.cpu_alloc", cause: v.HostOOM, error: true},
+	{name: "cpu buffer", line: "0.03.999.397 E alloc_tensor_range: failed to allocate CPU buffer of size 262144000000", rule: "ggml.host_buffer", cause: v.HostOOM, error: true},
+	{name: "kv buffer", line: "0.04.013.827 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache", rule: "llamacpp.kv_alloc", cause: v.HostOOM, error: true},
+}
+
 // TestLlamaCppRealLines holds lines that a real llama-server (build 10587,
 // commit 3f545bec, CPU) printed, as bench/real/llamacpp.sh records them,
 // and asserts what each means: the rule that knows it, the phase it
 // marks, or the ready signal.
 func TestLlamaCppRealLines(t *testing.T) {
-	tests := []struct {
-		name, line string
-		rule       string // the failure rule's ID, or "" for none
-		cause      v.Cause
-		phase      v.Phase
-		ready      bool
-		benign     bool
-		error      bool // IsError
-	}{
-		// A default start (11 lines).
-		{name: "banner", line: "0.00.004.892 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)", phase: v.Init},
-		{name: "CORS warning", line: "0.00.009.506 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set", benign: true},
-		{name: "loading model", line: "0.00.011.101 I srv    load_model: loading model 'tiny.gguf'", phase: v.Weights},
-		{name: "slots", line: "0.00.853.903 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 2048, kv_unified = 'true'", phase: v.KVCache},
-		{name: "model loaded", line: "0.00.856.470 I srv  llama_server: model loaded", ready: true},
-		{name: "listening on", line: "0.00.856.501 I srv  llama_server: listening on http://127.0.0.1:18080", ready: true},
-		// -lv 4.
-		{name: "verbose banner", line: "0.00.011.320 I cmn  common_param: common_params_print_info: build 10587 (3f545bec) with GNU 12.2.0 for Linux x86_64", phase: v.Init},
-		{name: "system info", line: "0.00.011.483 I cmn  common_param: system_info: n_threads = 2 (n_threads_batch = 2) / 2 | CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | ", phase: v.Init},
-		{name: "model loader", line: "0.00.072.535 I llama_model_loader: loaded meta data with 21 key-value pairs and 21 tensors from tiny.gguf (version GGUF V3 (latest))", phase: v.Weights},
-		{name: "print_info", line: "0.00.087.878 I print_info: file format = GGUF V3 (latest)", phase: v.Weights},
-		{name: "load_tensors", line: "0.00.112.850 I load_tensors: loading model tensors, this can take a while... (load_mode = mmap)", phase: v.Weights},
-		{name: "llama_context", line: "0.00.120.358 I llama_context: constructing llama_context", phase: v.KVCache},
-		{name: "kv cache", line: "0.00.120.577 I llama_kv_cache: size =    1.00 MiB (  2048 cells,   2 layers,  4/1 seqs), K (f16):    0.50 MiB, V (f16):    0.50 MiB", phase: v.KVCache},
-		{name: "warm-up", line: "0.00.122.138 I cmn  common_init_: warming up the model with an empty run - please wait ... (--no-warmup to disable)", phase: v.Warmup},
-		{name: "deprecated flag", line: "0.00.002.416 W DEPRECATED: --mmap and --no-mmap are deprecated. use --load-mode mmap instead", benign: true},
-		{name: "fit warning", line: "0.00.620.828 W common_fit_params: failed to fit params to free device memory: was unable to fit model into system memory by reducing context, abort", benign: true},
-		// A missing model.
-		{name: "gguf open", line: "0.00.003.890 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
-		{name: "error loading model", line: "0.00.004.947 E llama_model_load: error loading model: llama_model_loader: failed to load model from missing.gguf", rule: "llamacpp.load", cause: v.ModelLoad, phase: v.Weights, error: true},
-		{name: "load model failed", line: "0.00.005.314 E srv    load_model: failed to load model, 'missing.gguf'", rule: "llamacpp.load", cause: v.ModelLoad, error: true},
-		{name: "load exit", line: "0.00.005.835 E srv  llama_server: exiting due to model loading error", rule: "llamacpp.load_exit", cause: v.ModelLoad, error: true},
-		// A truncated model, a file that is no GGUF.
-		{name: "truncated", line: "0.00.009.514 E llama_model_load: error loading model: tensor 'token_embd.weight' data is not within the file bounds, model is corrupted or incomplete", rule: "llamacpp.gguf_open", cause: v.ModelLoad, phase: v.Weights, error: true},
-		{name: "invalid magic", line: "0.00.007.296 E gguf_init_from_reader: invalid magic characters: '????', expected 'GGUF'", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
-		// -hf on a build without OpenSSL.
-		{name: "no https", line: "0.00.017.959 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:", rule: "llamacpp.no_https", cause: v.ModelLoad, error: true},
-		{name: "no commit", line: "0.00.017.985 W get_repo_files: failed to resolve commit for ggml-org/nosuch-GGUF", benign: true},
-		// Download failures: common/download.cpp and tools/server/server.cpp
-		// (b10587), lines as the source writes them.
-		{name: "download attempts", line: "0.12.004.117 E common_download_file_single_online: download failed after 3 attempts", rule: "llamacpp.download", cause: v.ModelLoad, phase: v.Weights, error: true},
-		{name: "download model", line: "0.12.004.201 E srv  llama_server: failed to download model: download failed", rule: "llamacpp.download", cause: v.ModelLoad, error: true},
-		// A model of an architecture this build does not know.
-		{name: "unknown arch", line: "0.00.063.166 E llama_model_load: error loading model: unknown model architecture: 'vigil-nosuch'", rule: "llamacpp.arch", cause: v.Config, phase: v.Weights, error: true},
-		// The port is taken.
-		{name: "bind", line: "0.00.010.351 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 18095", rule: "llamacpp.bind", cause: v.PortInUse, error: true},
-		{name: "http exit", line: "0.00.010.454 E srv  llama_server: exiting due to HTTP server error", rule: "llamacpp.http_exit", error: true},
-		// Bad flags: printed before any log prefix.
-		{name: "unknown flag", line: "error: invalid argument: --no-such-flag", rule: "llamacpp.args", cause: v.Config, error: true},
-		{name: "bad value", line: `error while handling argument "-c": stoi`, rule: "llamacpp.args", cause: v.Config, error: true},
-		{name: "bad choice", line: `error while handling argument "--flash-attn": error: unknown value for --flash-attn: 'maybe'`, rule: "llamacpp.args", cause: v.Config, error: true},
-		// --ssl-key-file on a build without OpenSSL.
-		{name: "no ssl", line: "0.00.145.266 E srv          init: the server is built without SSL support", rule: "llamacpp.no_ssl", cause: v.Config, error: true},
-		{name: "http init", line: "0.00.145.266 E srv  llama_server: failed to initialize HTTP server", rule: "llamacpp.http_init", error: true},
-		// A KV cache larger than the host's memory.
-		{name: "aligned malloc", line: "0.03.999.301 E ggml_aligned_malloc: insufficient memory (attempted to allocate 250000.00 MB)", rule: "ggml.host_malloc", cause: v.HostOOM, error: true},
-		{name: "cpu buffer type", line: "0.03.999.379 E ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 262144000000", rule: "ggml.cpu_alloc", cause: v.HostOOM, error: true},
-		{name: "cpu buffer", line: "0.03.999.397 E alloc_tensor_range: failed to allocate CPU buffer of size 262144000000", rule: "ggml.host_buffer", cause: v.HostOOM, error: true},
-		{name: "kv buffer", line: "0.04.013.827 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache", rule: "llamacpp.kv_alloc", cause: v.HostOOM, error: true},
-	}
+	tests := llamacppRealLines
 	// Every rule of the profile is asserted on a line here.
 	asserted := map[string]bool{}
 	for _, tt := range tests {
@@ -122,22 +130,26 @@ func TestLlamaCppPrefix(t *testing.T) {
 	}
 }
 
+// hostMemoryLines are host allocation failures and CUDA's initialisation
+// error as the servers print them.
+var hostMemoryLines = []struct {
+	name, server, line, rule string
+	cause                    v.Cause
+}{
+	// Ray 2.4x: python/ray/exceptions.py, src/ray/raylet/node_manager.cc.
+	{"ray raylet", "vllm", "(raylet) [2026-11-29 10:00:00,123 E 1234 1234] (raylet) node_manager.cc:3084: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 4b3c, IP: 10.0.0.5) over the last time period.", "ray.memory_monitor", v.HostOOM},
+	{"ray exception", "vllm", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.", "ray.memory_monitor", v.HostOOM},
+	{"unable to allocate CPU buffer", "llamacpp", "0.00.417.000 E llama_model_load: error loading model: unable to allocate CPU buffer", "ggml.host_buffer", v.HostOOM},
+	{"a GPU buffer stays gpu_oom", "llamacpp", "0.00.417.000 E llama_model_load: error loading model: unable to allocate CUDA0 buffer", "llamacpp.alloc", v.GPUOOM},
+	// torch c10/cuda/CUDAFunctions.cpp, torch 2.x.
+	{"cuda 802", "sglang", "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized", "cuda.init", v.CUDA},
+	{"generic exiting", "", "exiting due to unrecoverable error in worker", "generic.exiting_due_to", ""},
+}
+
 // TestHostMemoryAndCUDAInit: other host allocation failures and CUDA's
 // initialisation error, whichever server prints them.
 func TestHostMemoryAndCUDAInit(t *testing.T) {
-	tests := []struct {
-		name, server, line, rule string
-		cause                    v.Cause
-	}{
-		// Ray 2.4x: python/ray/exceptions.py, src/ray/raylet/node_manager.cc.
-		{"ray raylet", "vllm", "(raylet) [2026-11-29 10:00:00,123 E 1234 1234] (raylet) node_manager.cc:3084: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 4b3c, IP: 10.0.0.5) over the last time period.", "ray.memory_monitor", v.HostOOM},
-		{"ray exception", "vllm", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.", "ray.memory_monitor", v.HostOOM},
-		{"unable to allocate CPU buffer", "llamacpp", "0.00.417.000 E llama_model_load: error loading model: unable to allocate CPU buffer", "ggml.host_buffer", v.HostOOM},
-		{"a GPU buffer stays gpu_oom", "llamacpp", "0.00.417.000 E llama_model_load: error loading model: unable to allocate CUDA0 buffer", "llamacpp.alloc", v.GPUOOM},
-		// torch c10/cuda/CUDAFunctions.cpp, torch 2.x.
-		{"cuda 802", "sglang", "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized", "cuda.init", v.CUDA},
-		{"generic exiting", "", "exiting due to unrecoverable error in worker", "generic.exiting_due_to", ""},
-	}
+	tests := hostMemoryLines
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := Lookup(tt.server).Classify(tt.line)

@@ -123,27 +123,25 @@ func buildPrefilter(pr *Profile) *prefilter {
 	return pf
 }
 
-// The built-in profiles' prefilters are built on first use (after every
-// init has prepared the rules' literal lists) and found by a scan of a few
-// pointers, which is cheaper than a map on every line; other profiles'
-// are kept in a map.
+// Each built-in profile's prefilter is built on its first use (after every
+// init has prepared the rules' literal lists), so a run pays only for the
+// servers it meets, and is found by a scan of a few pointers, which is
+// cheaper than a map on every line; other profiles' are kept in a map.
 var (
-	builtinOnce sync.Once
-	builtins    []*Profile
-	builtinPFs  []*prefilter
-	others      sync.Map // *Profile -> *prefilter
+	builtins   = [...]*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
+	builtinPFs [len(builtins)]struct {
+		once sync.Once
+		pf   *prefilter
+	}
+	others sync.Map // *Profile -> *prefilter
 )
 
 func prefilterOf(pr *Profile) *prefilter {
-	builtinOnce.Do(func() {
-		builtins = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
-		for _, p := range builtins {
-			builtinPFs = append(builtinPFs, buildPrefilter(p))
-		}
-	})
 	for i, p := range builtins {
 		if p == pr {
-			return builtinPFs[i]
+			b := &builtinPFs[i]
+			b.once.Do(func() { b.pf = buildPrefilter(p) })
+			return b.pf
 		}
 	}
 	if pf, ok := others.Load(pr); ok {

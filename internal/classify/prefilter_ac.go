@@ -1,7 +1,5 @@
 package classify
 
-import "slices"
-
 // acAuto is an Aho-Corasick automaton over ASCII-case-folded bytes,
 // compiled into a table of transitions, so that finding every occurrence
 // of hundreds of literals costs one table lookup per byte of the text.
@@ -68,75 +66,70 @@ func newACAuto(keys []string) *acAuto {
 		a.class[b] = a.class[b+'a'-'A']
 	}
 
-	// The trie, as a goto table; -1 is "no edge".
+	// The trie, as a goto table sized for the most states the keys can
+	// make; 0 is "no edge", as no edge leads back to the root (state 0).
 	nc := int(a.nclass)
-	goTo := make([]int32, nc) // state 0 is the root
-	for i := range goTo {
-		goTo[i] = -1
+	most := 1
+	for _, k := range keys {
+		most += len(k)
 	}
-	own := [][]int32{nil}
+	delta := make([]int32, most*nc)
+	own := make([][]int32, 1, most)
 	for id, k := range keys {
 		a.keyLen[id] = int32(len(k))
 		s := int32(0)
 		for i := 0; i < len(k); i++ {
-			c := int32(a.class[k[i]])
-			next := goTo[int(s)*nc+int(c)]
-			if next < 0 {
-				next = int32(len(own))
+			e := int(s)*nc + int(a.class[k[i]])
+			if delta[e] == 0 {
+				delta[e] = int32(len(own))
 				own = append(own, nil)
-				for range nc {
-					goTo = append(goTo, -1)
-				}
-				goTo[int(s)*nc+int(c)] = next
 			}
-			s = next
+			s = delta[e]
 		}
 		own[s] = append(own[s], int32(id))
 	}
 	n := len(own)
+	delta = delta[:n*nc]
 
-	// Breadth-first: failure links, full transitions and output lists.
+	// Breadth-first: failure links, output lists, and the full transitions
+	// in place of the goto table (a missing edge takes the failure state's
+	// transition, whose row is complete as it is shallower).
 	fail := make([]int32, n)
-	delta := make([]int32, n*nc) // state numbers for now
 	outs := make([][]int32, n)
 	queue := make([]int32, 0, n)
 	for c := range nc {
-		t := goTo[c]
-		if t < 0 {
-			delta[c] = 0
-			continue
+		if t := delta[c]; t != 0 {
+			queue = append(queue, t)
 		}
-		delta[c] = t
-		fail[t] = 0
-		queue = append(queue, t)
 	}
 	outs[0] = own[0]
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		outs[s] = append(slices.Clone(own[s]), outs[fail[s]]...)
-		for c := range nc {
-			t := goTo[int(s)*nc+c]
-			if t < 0 {
-				delta[int(s)*nc+c] = delta[int(fail[s])*nc+c]
+	for head := 0; head < len(queue); head++ {
+		s := queue[head]
+		f := fail[s]
+		if len(own[s])+len(outs[f]) > 0 {
+			outs[s] = append(append(make([]int32, 0, len(own[s])+len(outs[f])), own[s]...), outs[f]...)
+		}
+		row, frow := delta[int(s)*nc:int(s+1)*nc], delta[int(f)*nc:int(f+1)*nc]
+		for c, t := range row {
+			if t == 0 {
+				row[c] = frow[c]
 				continue
 			}
-			delta[int(s)*nc+c] = t
-			fail[t] = delta[int(fail[s])*nc+c]
+			fail[t] = frow[c]
 			queue = append(queue, t)
 		}
 	}
 
 	// Encode: rows instead of state numbers, negative when the target
 	// state has output.
-	a.delta = make([]int32, n*nc)
 	for i, t := range delta {
 		row := t * int32(nc)
 		if len(outs[t]) > 0 {
 			row = ^row
 		}
-		a.delta[i] = row
+		delta[i] = row
 	}
+	a.delta = delta
 	a.outStart = make([]int32, n+1)
 	for s := range n {
 		a.outStart[s+1] = a.outStart[s] + int32(len(outs[s]))

@@ -249,3 +249,15 @@ func TestHitSetNext(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinPrefilterOnce checks that a built-in profile's prefilter is
+// built once and kept, and that profiles do not share one.
+func TestBuiltinPrefilterOnce(t *testing.T) {
+	a, b := prefilterOf(vllm), prefilterOf(vllm)
+	if a != b {
+		t.Errorf("vllm's prefilter was built twice")
+	}
+	if prefilterOf(sglang) == a {
+		t.Errorf("sglang and vllm share a prefilter")
+	}
+}

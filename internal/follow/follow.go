@@ -58,6 +58,7 @@ const (
 
 	defaultPoll         = 250 * time.Millisecond
 	defaultPartialAfter = 100 * time.Millisecond
+	defaultCoalesce     = 3 * time.Millisecond
 )
 
 // Options configures a [Follower]. The zero value follows an existing file
@@ -82,6 +83,12 @@ type Options struct {
 	WaitForFile bool
 	// PollOnly turns fsnotify off and relies on polling alone.
 	PollOnly bool
+	// Coalesce is how long reading waits after the first change fsnotify
+	// reports, so that a burst of writes (a traceback, a block of
+	// settings, one write per line) is read in one wake-up instead of one
+	// per line. It is counted from the first change, so no line waits
+	// longer than this. Zero means 3ms; a negative value reads at once.
+	Coalesce time.Duration
 	// OnEvent, when set, is told about creation, truncation, rotation,
 	// removal and read errors. It is called from Run's goroutine, between
 	// lines, so it must not block for long.
@@ -156,6 +163,9 @@ func New(path string, opts Options) *Follower {
 	if opts.PartialAfter == 0 {
 		opts.PartialAfter = defaultPartialAfter
 	}
+	if opts.Coalesce == 0 {
+		opts.Coalesce = defaultCoalesce
+	}
 	return &Follower{path: filepath.Clean(path), opts: opts, stop: make(chan struct{})}
 }
 
@@ -199,6 +209,12 @@ func (f *Follower) Run(ctx context.Context, emit func(logline.Line)) error {
 
 	tick := time.NewTicker(f.opts.Poll)
 	defer tick.Stop()
+	// settle fires Coalesce after the first change of a burst; settling is
+	// true until then, and until any other reason to read comes.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	settling := false
 	partial := time.NewTimer(time.Hour)
 	partial.Stop()
 	defer partial.Stop()
@@ -207,6 +223,10 @@ func (f *Follower) Run(ctx context.Context, emit func(logline.Line)) error {
 	kick := make(chan struct{}, 1)
 
 	check := func() {
+		if settling {
+			settling = false
+			settle.Stop()
+		}
 		before := r.off
 		file := r.file
 		if r.check() {
@@ -257,9 +277,16 @@ func (f *Follower) Run(ctx context.Context, emit func(logline.Line)) error {
 					break drain
 				}
 			}
-			if relevant {
+			switch {
+			case !relevant || settling:
+			case f.opts.Coalesce > 0:
+				settling = true
+				settle.Reset(f.opts.Coalesce)
+			default:
 				check()
 			}
+		case <-settle.C:
+			check()
 		case _, ok := <-errs:
 			if !ok {
 				errs = nil

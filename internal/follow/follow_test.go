@@ -734,3 +734,34 @@ func BenchmarkFollow(b *testing.B) {
 		}
 	}
 }
+
+// TestCoalesceBurst checks that lines written one write each, in a burst,
+// are read in one wake-up: they carry the time of one read. The window is
+// long here so that a slow machine does not split the burst.
+func TestCoalesceBurst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "server.log")
+	appendFile(t, path, "")
+	c, f, _ := start(t, path, Options{Poll: time.Hour, Coalesce: 500 * time.Millisecond, PartialAfter: -1})
+	// The first change is noticed only once the directory is watched;
+	// until then a line may be read by the initial check.
+	appendFile(t, path, "first\n")
+	waitFor(t, "the first line", func() bool { return c.count() == 1 })
+	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := range 10 {
+		fmt.Fprintf(w, "Traceback line %d\n", i)
+	}
+	waitFor(t, "the burst", func() bool { return c.count() == 11 })
+	lines := c.all()[1:]
+	for _, l := range lines[1:] {
+		if !l.At.Equal(lines[0].At) {
+			t.Fatalf("the burst was read in several wake-ups: %q at %v, %q at %v", lines[0].Text, lines[0].At, l.Text, l.At)
+		}
+	}
+	if got := f.Offset(); got != int64(len("first\n")+10*len("Traceback line 0\n")) {
+		t.Errorf("got offset %d", got)
+	}
+}

@@ -2,6 +2,7 @@ package srvconfig
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,16 @@ type Collector struct {
 	block []string       // lines of an open multi-line print
 	size  int
 	depth depthTracker
+
+	// The fingerprint and the important settings are computed again only
+	// when a key they looked up (found or not) is set or changes: deps are
+	// those keys. A startup prints hundreds of settings, few of them
+	// important.
+	deps        map[string]struct{}
+	fp, impKind string
+	fpKind      string
+	fpOK, impOK bool
+	imp         []KV
 }
 
 // Bounds on a multi-line print, so a server that never closes its brace
@@ -162,6 +173,45 @@ func (d *depthTracker) feed(s string) bool {
 	return false
 }
 
+// Fingerprint is [Fingerprint] of the configuration so far.
+func (c *Collector) Fingerprint(kind string) string {
+	if !c.fpOK || c.fpKind != kind {
+		c.fp, c.fpKind, c.fpOK = fingerprint(kind, recorder{c}), kind, true
+	}
+	return c.fp
+}
+
+// Important is [Important] of the configuration so far.
+func (c *Collector) Important(kind string) []KV {
+	if !c.impOK || c.impKind != kind {
+		c.imp, c.impKind, c.impOK = important(kind, recorder{c}, false), kind, true
+	}
+	return slices.Clone(c.imp)
+}
+
+// recorder reads the collected configuration and notes the keys read.
+type recorder struct{ c *Collector }
+
+func (r recorder) Get(key string) (string, bool) {
+	if r.c.deps == nil {
+		r.c.deps = map[string]struct{}{}
+	}
+	r.c.deps[key] = struct{}{}
+	i, ok := r.c.index[key]
+	if !ok {
+		return "", false
+	}
+	return r.c.cfg[i].Value, true
+}
+
+// changed notes that key was set or took another value.
+func (c *Collector) changed(key string) {
+	if _, ok := c.deps[key]; ok {
+		c.fpOK, c.impOK = false, false
+		clear(c.deps)
+	}
+}
+
 // merge is Config.Merge with an index kept between calls, so that a log
 // printing configuration on every line costs constant work per line.
 func (c *Collector) merge(more []KV) {
@@ -179,10 +229,12 @@ func (c *Collector) merge(more []KV) {
 			}
 			c.index[kv.Key] = len(c.cfg)
 			c.cfg = append(c.cfg, kv)
+			c.changed(kv.Key)
 			continue
 		}
-		if !isNone(kv.Value) || isNone(c.cfg[i].Value) {
+		if (!isNone(kv.Value) || isNone(c.cfg[i].Value)) && c.cfg[i].Value != kv.Value {
 			c.cfg[i].Value = kv.Value
+			c.changed(kv.Key)
 		}
 	}
 }

@@ -25,7 +25,7 @@ type canonical struct {
 	// come first for display and are skipped by Fingerprint.
 	raw map[string][]string
 	// derive computes the value when it is not one printed key.
-	derive func(kind string, c Config) (string, bool)
+	derive func(kind string, c getter) (string, bool)
 	// aliases are other spellings --expect may use for this setting.
 	aliases []string
 }
@@ -163,7 +163,7 @@ func lateKey(kind, key string) bool {
 // value returns a canonical setting's value: the first of its raw keys that
 // is set to something other than None or auto, else the first present at
 // all.
-func (cn canonical) value(kind string, c Config, declaredOnly bool) (string, bool) {
+func (cn canonical) value(kind string, c getter, declaredOnly bool) (string, bool) {
 	first, found := "", false
 	for _, k := range cn.rawKeys(kind) {
 		if declaredOnly && lateKey(kind, k) {
@@ -183,7 +183,7 @@ func (cn canonical) value(kind string, c Config, declaredOnly bool) (string, boo
 	if cn.derive != nil {
 		dc := c
 		if declaredOnly {
-			dc = declared(kind, c)
+			dc = declaredView{kind, c}
 		}
 		if v, ok := cn.derive(kind, dc); ok {
 			return v, true
@@ -192,14 +192,24 @@ func (cn canonical) value(kind string, c Config, declaredOnly bool) (string, boo
 	return first, found
 }
 
-func declared(kind string, c Config) Config {
-	var out Config
-	for _, kv := range c {
-		if !lateKey(kind, kv.Key) {
-			out = append(out, kv)
-		}
+// getter looks a key up as [Config.Get] does. The important settings are
+// read only through it, so that a [Collector] can note which keys they
+// depend on.
+type getter interface {
+	Get(key string) (string, bool)
+}
+
+// declaredView is a configuration without its late keys.
+type declaredView struct {
+	kind string
+	c    getter
+}
+
+func (d declaredView) Get(key string) (string, bool) {
+	if lateKey(d.kind, key) {
+		return "", false
 	}
-	return out
+	return d.c.Get(key)
 }
 
 // Important returns the operationally important settings under their
@@ -210,7 +220,7 @@ func Important(kind string, c Config) []KV {
 	return important(kind, c, false)
 }
 
-func important(kind string, c Config, declaredOnly bool) []KV {
+func important(kind string, c getter, declaredOnly bool) []KV {
 	var out []KV
 	for _, name := range CanonicalKeys {
 		if v, ok := canon[name].value(kind, c, declaredOnly); ok {
@@ -226,6 +236,10 @@ func important(kind string, c Config, declaredOnly bool) []KV {
 // whether the startup got far or failed early. It is "" when no important
 // setting was printed.
 func Fingerprint(kind string, c Config) string {
+	return fingerprint(kind, c)
+}
+
+func fingerprint(kind string, c getter) string {
 	imp := important(kind, c, true)
 	if len(imp) == 0 {
 		return ""
@@ -313,7 +327,7 @@ func isFalse(v string) bool {
 
 // deriveVLLMEP: vLLM has no EP size, only --enable-expert-parallel, with
 // which the expert-parallel size is TP x DP.
-func deriveVLLMEP(kind string, c Config) (string, bool) {
+func deriveVLLMEP(kind string, c getter) (string, bool) {
 	if kind != "vllm" && kind != "" && kind != "auto" {
 		return "", false
 	}
@@ -337,7 +351,7 @@ func deriveVLLMEP(kind string, c Config) (string, bool) {
 
 // deriveLlamaKV reads llama.cpp's K and V cache types ("f16", or "q8_0/f16"
 // when they differ).
-func deriveLlamaKV(kind string, c Config) (string, bool) {
+func deriveLlamaKV(kind string, c getter) (string, bool) {
 	k, ok1 := c.Get("type_k")
 	v, ok2 := c.Get("type_v")
 	switch {
@@ -353,7 +367,7 @@ func deriveLlamaKV(kind string, c Config) (string, bool) {
 
 // deriveCUDAGraph summarises CUDA graph settings in one value: "disabled",
 // "enabled", or the settings that shape capture ("max_bs=8 piecewise").
-func deriveCUDAGraph(kind string, c Config) (string, bool) {
+func deriveCUDAGraph(kind string, c getter) (string, bool) {
 	var parts []string
 	add := func(label, key string) {
 		if v, ok := c.Get(key); ok && !isNone(v) {

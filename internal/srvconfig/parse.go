@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"vigil/internal/ansi"
+	"vigil/internal/litset"
 )
 
 // Parse reads one log message and returns the configuration pairs it
@@ -22,11 +23,12 @@ func Parse(kind, msg string) (Config, bool) {
 	if msg == "" {
 		return nil, false
 	}
+	found := recogniserLits.Scan(msg)
 	for _, r := range recognisers {
 		if r.kinds != nil && !kindIn(kind, r.kinds) {
 			continue
 		}
-		if r.lit != "" && !strings.Contains(msg, r.lit) {
+		if found&r.mask == 0 {
 			continue
 		}
 		if items, matched := r.fn(msg); matched {
@@ -42,12 +44,41 @@ type recogniser struct {
 	// kinds limits a generic recogniser to these server kinds (an unknown
 	// kind counts as any); nil means always.
 	kinds []string
-	// lit must occur in the line for fn to be tried: every log line goes
-	// through Parse, and a substring test is far cheaper than a regexp.
-	lit string
+	// lit, or one of anyOf, must occur in the line for fn to be tried:
+	// every log line goes through Parse, and one pass that finds every
+	// recogniser's literals (recogniserLits) is far cheaper than a
+	// substring test per literal, let alone a regexp.
+	lit   string
+	anyOf []string
 	// fn reports whether msg is this kind of line and the pairs read.
 	fn func(msg string) ([]KV, bool)
+	// mask is the bits of lit and anyOf in recogniserLits.
+	mask uint64
 }
+
+// recogniserLits finds the recognisers' literals in a line.
+var recogniserLits = func() *litset.Set {
+	var lits []string
+	ids := map[string]int{}
+	bit := func(l string) uint64 {
+		id, ok := ids[l]
+		if !ok {
+			id = len(lits)
+			ids[l] = id
+			lits = append(lits, l)
+		}
+		return 1 << id
+	}
+	for i := range recognisers {
+		r := &recognisers[i]
+		for _, l := range append([]string{r.lit}, r.anyOf...) {
+			if l != "" {
+				r.mask |= bit(l)
+			}
+		}
+	}
+	return litset.New(lits...)
+}()
 
 // recognisers are tried in order; the first that matches a line wins.
 var recognisers = []recogniser{
@@ -65,7 +96,7 @@ var recognisers = []recogniser{
 	{name: "trtllm", lit: "TensorRT-LLM", fn: parseTRTLLM},
 	{name: "trtllm bracketed", lit: "[TRT-LLM]", fn: parseTRTLLM},
 	{name: "trtllm generic", lit: "=", kinds: []string{"trtllm"}, fn: parseTRTLLMGeneric},
-	{name: "llama.cpp", fn: parseLlama},
+	{name: "llama.cpp", anyOf: llamaMarkers, fn: parseLlama},
 }
 
 func kindIn(kind string, kinds []string) bool {
@@ -410,6 +441,11 @@ var (
 	llamaKVCacheRE = regexp.MustCompile(`llama_kv_cache(?:_unified)?: .*\bK \((\w+)\):.*\bV \((\w+)\)`)
 	llamaSlotsRE   = regexp.MustCompile(`initializing slots, n_slots = (\d+)`)
 )
+
+// llamaMarkers are the texts parseLlama looks for, one of which a line
+// must hold.
+var llamaMarkers = []string{"print_info: ", "llama_context: ", "llama_model_loader: - kv", "system_info: ", "build: ",
+	"load_model: loading model '", "load_tensors: offloaded ", "llama_kv_cache", "n_slots = "}
 
 func parseLlama(msg string) ([]KV, bool) {
 	has := func(lit string) bool { return strings.Contains(msg, lit) }
