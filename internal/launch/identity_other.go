@@ -1,0 +1,33 @@
+//go:build !linux
+
+package launch
+
+import (
+	"errors"
+	"syscall"
+
+	"vigil/internal/judge"
+)
+
+// Without waitid WNOWAIT the leader is reaped at exit, as before.
+func waitExit(int) (judge.Exit, bool) { return judge.Exit{}, false }
+
+func setSubreaper() error { return errors.New("not supported on this system") }
+
+func closeInherited() {}
+
+type procStat struct{ start uint64 }
+
+func readStat(int) (procStat, error) { return procStat{}, errors.New("no /proc") }
+
+func groupAlive(pgid int) bool { return !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) }
+
+func adopted(int, uint64) []int { return nil }
+
+func signalDaemon(int, syscall.Signal) {}
+
+func daemonAlive(int) bool { return false }
+
+func reapIfZombie(int) {}
+
+func reapOrphans() {}
