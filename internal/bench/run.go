@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"vigil/internal/openai"
+	"vigil/internal/redact"
 )
 
 // Result is one benchmark run. Its JSON form is what `vigil bench --json`
@@ -269,7 +269,9 @@ func (d *levelData) summarize(conc int, slo SLO) Level {
 			reason := openai.Reason(rec.err)
 			f := failures[reason]
 			if f == nil {
-				f = &Failure{Reason: reason, Example: oneLine(rec.err.Error())}
+				// The client already masked its own key in what the
+				// server said; this catches any other secret.
+				f = &Failure{Reason: reason, Example: oneLine(redact.String(rec.err.Error()))}
 				failures[reason] = f
 			}
 			f.Count++
@@ -354,13 +356,9 @@ func Prompt(n int, seed int64) string {
 	return b.String()
 }
 
-// redactURL drops a password from a URL before it goes into a result.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return s
-}
+// redactURL drops userinfo and secret query values from a URL before it
+// goes into a result.
+func redactURL(s string) string { return redact.URL(s) }
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
