@@ -226,3 +226,16 @@ func kindError(path string, m fs.FileMode) error {
 	}
 	return fmt.Errorf("%s is %s, not a log file: %w", path, what, ErrNotRegular)
 }
+
+// NewLog creates a new private log file for a server of kind ("" for
+// "server") in the checked logs directory of the state directory.
+func NewLog(getenv func(string) string, kind string, now time.Time) (*os.File, error) {
+	dir, err := Sub(getenv, "logs")
+	if err != nil {
+		return nil, err
+	}
+	if kind == "" {
+		kind = "server"
+	}
+	return CreateFile(dir, kind, ".log", now)
+}

@@ -226,3 +226,26 @@ func TestOpenRead(t *testing.T) {
 		t.Errorf("read %q", b[:n])
 	}
 }
+
+func TestNewLog(t *testing.T) {
+	xdg := t.TempDir()
+	f, err := NewLog(env(map[string]string{"XDG_STATE_HOME": xdg}), "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if dir := filepath.Dir(f.Name()); dir != filepath.Join(xdg, "vigil", "logs") {
+		t.Errorf("log in %s", dir)
+	}
+	if !strings.HasPrefix(filepath.Base(f.Name()), "server-") {
+		t.Errorf("name %s", f.Name())
+	}
+	for _, d := range []string{filepath.Join(xdg, "vigil"), filepath.Join(xdg, "vigil", "logs")} {
+		if m := mode(t, d).Perm(); m != 0o700 {
+			t.Errorf("%s: mode %04o, want 0700", d, m)
+		}
+	}
+	if _, err := NewLog(env(nil), "vllm", time.Now()); !errors.Is(err, ErrNoStateDir) {
+		t.Errorf("without HOME: %v, want ErrNoStateDir", err)
+	}
+}
