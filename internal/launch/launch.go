@@ -237,9 +237,11 @@ func (p *Process) waitGone(grace time.Duration, now <-chan struct{}) bool {
 	defer t.Stop()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
+	done := p.done
 	for {
 		select {
 		case <-p.done:
+			done = nil // closed: wake on ticks from now on
 			p.mu.Lock()
 			daemons := slices.Clone(p.daemons)
 			p.mu.Unlock()
@@ -253,6 +255,7 @@ func (p *Process) waitGone(grace time.Duration, now <-chan struct{}) bool {
 			return false
 		case <-now:
 			return false
+		case <-done:
 		case <-tick.C:
 		}
 	}
