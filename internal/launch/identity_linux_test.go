@@ -225,3 +225,42 @@ func TestParseStat(t *testing.T) {
 		})
 	}
 }
+
+// An orphan of the server handed to vigil is reaped; the leader's zombie
+// is not.
+func TestReapOrphansLeavesTheLeader(t *testing.T) {
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "orphan.pid")
+	f, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// The orphan stays in the server's session, exits soon after its
+	// parent, and is handed to vigil.
+	script := `sh -c 'echo $$ > ` + pidfile + `; sleep 0.3' & exit 0`
+	p, err := Start(Spec{Argv: []string{"sh", "-c", script}, Env: os.Environ(), Log: f, Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, p)
+	orphan := readPid(t, pidfile)
+	waitUntil(t, "the orphan to exit", func() bool {
+		st, err := readStat(orphan)
+		return err == nil && zombie(st.state) && st.ppid == os.Getpid()
+	})
+	if !Owned(p.Pid) {
+		t.Fatalf("leader %d not owned", p.Pid)
+	}
+	ReapOrphans()
+	if _, err := readStat(orphan); err == nil {
+		t.Errorf("orphan %d not reaped", orphan)
+	}
+	if st, err := readStat(p.Pid); err != nil || st.state != 'Z' {
+		t.Errorf("the leader's zombie was taken: %+v, %v", st, err)
+	}
+	p.Release()
+	if Owned(p.Pid) {
+		t.Errorf("leader still owned after Release")
+	}
+}

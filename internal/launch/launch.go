@@ -301,3 +301,18 @@ func SignalName(sig syscall.Signal) string {
 	}
 	return fmt.Sprintf("signal %d", int(sig))
 }
+
+// Owned reports whether pid is a launched server's leader that launch is
+// keeping unreaped: a reaper (vigil as PID 1 or subreaper) must leave its
+// zombie alone, or a reused PID could be signalled.
+func Owned(pid int) bool {
+	leaders.Lock()
+	defer leaders.Unlock()
+	return leaders.pids[pid]
+}
+
+// ReapOrphans reaps the zombies of server processes handed to vigil as
+// their subreaper (Spec.Subreaper), never a launched leader nor a child
+// vigil started in its own session. Stop calls it; a long watch may call it
+// now and then so that short-lived orphans do not pile up.
+func ReapOrphans() { reapOrphans() }
