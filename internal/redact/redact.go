@@ -164,12 +164,8 @@ func URL(raw string) string {
 	return out
 }
 
-// The shapes found in free text. Each keeps its first group (what names the
-// secret) and masks the rest.
+// The shapes found in free text besides named secrets (see maskNamed).
 var (
-	// --api-key VALUE, --hf-token=VALUE, api_key='VALUE', HF_TOKEN=VALUE,
-	// "api_key": "VALUE". The name must be whole (not the tail of a word).
-	namedRe = regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_.-])(-{0,2}[A-Za-z0-9_.-]*(?:token|key|secret|password|passwd|pwd|credential|cookie))(["']?(?:\s*[=:]\s*|\s+)["']?)(\[[^\]]*\]|[^\s"',)}\]]+)`)
 	// scheme://user:pass@host
 	userinfoRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@`)
 	// Authorization: Bearer X, Authorization: Basic X, Bearer X.
@@ -179,41 +175,169 @@ var (
 )
 
 // String removes secrets from free text: named secrets (--api-key V,
-// api_key='V', HF_TOKEN=V), URL userinfo, Authorization headers and bearer
-// tokens, and hf_..., sk-... shaped tokens.
+// api_key='V', HF_TOKEN=V, "hf_token": "V"), URL userinfo, Authorization
+// headers and bearer tokens, and hf_..., sk-... shaped tokens. Each shape
+// is looked for only when a cheap test says it may be there: a plain log
+// line costs a few scans and no allocation.
 func String(s string) string {
-	if s == "" || !maybeSecret(s) {
+	if s == "" {
 		return s
 	}
-	s = userinfoRe.ReplaceAllString(s, "${1}"+Mask+"@")
-	s = authRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := authRe.FindStringSubmatch(m)
-		if sub[2] == Mask {
-			return m
-		}
-		return sub[1] + Mask
-	})
-	s = namedRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := namedRe.FindStringSubmatch(m)
-		name, sep, v := sub[2], sub[3], sub[4]
-		// "--api-key V" is a flag and its value; "the key was" is prose.
-		if !strings.ContainsAny(sep, "=:") && !strings.HasPrefix(name, "-") {
-			return m
-		}
-		if !SecretName(name) || emptyValue(v) || v == Mask || strings.HasPrefix(v, "-") {
-			return m
-		}
-		return sub[1] + name + sep + Mask
-	})
-	s = tokenRe.ReplaceAllString(s, Mask)
+	if strings.Contains(s, "://") && strings.Contains(s, "@") {
+		s = userinfoRe.ReplaceAllString(s, "${1}"+Mask+"@")
+	}
+	if containsFold(s, "auth") || containsFold(s, "bearer") {
+		s = authRe.ReplaceAllStringFunc(s, func(m string) string {
+			sub := authRe.FindStringSubmatch(m)
+			if sub[2] == Mask {
+				return m
+			}
+			return sub[1] + Mask
+		})
+	}
+	s = maskNamed(s)
+	if strings.Contains(s, "hf_") || strings.Contains(s, "sk-") || strings.Contains(s, "gh") || strings.Contains(s, "xox") {
+		s = tokenRe.ReplaceAllString(s, Mask)
+	}
 	return s
 }
 
-// maybeSecret is a cheap pre-check so that plain log lines cost one scan.
-func maybeSecret(s string) bool {
-	l := strings.ToLower(s)
-	for _, w := range []string{"token", "key", "secret", "passw", "pwd", "credential", "cookie", "auth", "bearer", "@", "hf_", "sk-", "gh", "xox"} {
-		if strings.Contains(l, w) {
+// secretWords end the names [SecretName] may accept; maskNamed looks for
+// them first.
+var secretWords = []string{"token", "key", "secret", "password", "passwd", "pwd", "credential", "cookie"}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// maskNamed masks the value after every secret name: NAME=V, NAME: V,
+// 'NAME': 'V', "NAME": ["V", ...], and --NAME V for flags (a name and a
+// value separated only by blanks is a flag only with its dashes; "the key
+// was refused" is prose).
+func maskNamed(s string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is already written to b (or unchanged)
+	for i := 0; i < len(s); {
+		w := wordAt(s, i)
+		if w == 0 {
+			i++
+			continue
+		}
+		end := i + w
+		if end < len(s) && isNameByte(s[end]) {
+			i = end // the name goes on: "tokens", "token_usage"
+			continue
+		}
+		start := i
+		for start > 0 && isNameByte(s[start-1]) {
+			start--
+		}
+		name := s[start:end]
+		vFrom, vTo, ok := valueAfter(s, end, strings.HasPrefix(name, "-"))
+		if !ok || shortNumber(s[vFrom:vTo]) || !SecretName(name) {
+			i = end
+			continue
+		}
+		v := s[vFrom:vTo]
+		if emptyValue(v) || v == Mask || strings.HasPrefix(v, "-") || shortNumber(v) {
+			i = vTo
+			continue
+		}
+		b.WriteString(s[last:vFrom])
+		b.WriteString(Mask)
+		last = vTo
+		i = vTo
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// shortNumber: counts in log lines ("#new-token: 7", "cached-token: 0")
+// are no secrets; a key is never a short number.
+func shortNumber(v string) bool {
+	if len(v) == 0 || len(v) > 12 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// wordAt returns the length of the secret word at s[i:], case-insensitive,
+// or 0.
+func wordAt(s string, i int) int {
+	c := s[i] | 0x20
+	if c != 't' && c != 'k' && c != 's' && c != 'p' && c != 'c' {
+		return 0
+	}
+	for _, w := range secretWords {
+		if w[0] == c && len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// valueAfter finds the value that follows a name ending at i: an optional
+// closing quote, a separator (= or :, or blanks for a flag), an optional
+// opening quote, then a [list] or a run up to a blank, quote, comma or
+// closing bracket.
+func valueAfter(s string, i int, flag bool) (from, to int, ok bool) {
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	j := i
+	for j < len(s) && isSpace(s[j]) {
+		j++
+	}
+	switch {
+	case j < len(s) && (s[j] == '=' || s[j] == ':'):
+		j++
+		for j < len(s) && isSpace(s[j]) {
+			j++
+		}
+	case flag && j > i:
+	default:
+		return 0, 0, false
+	}
+	if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+		j++
+	}
+	if j >= len(s) {
+		return 0, 0, false
+	}
+	if s[j] == '[' {
+		if k := strings.IndexByte(s[j:], ']'); k >= 0 {
+			return j, j + k + 1, true
+		}
+	}
+	k := j
+	for k < len(s) && !isSpace(s[k]) && !strings.ContainsRune(`"',)}]`, rune(s[k])) {
+		k++
+	}
+	if k == j {
+		return 0, 0, false
+	}
+	return j, k, true
+}
+
+// containsFold is strings.Contains ignoring ASCII case, without
+// allocating.
+// sub must be lower-case ASCII.
+func containsFold(s, sub string) bool {
+	first := sub[0]
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == first && strings.EqualFold(s[i:i+len(sub)], sub) {
 			return true
 		}
 	}

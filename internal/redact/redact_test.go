@@ -107,6 +107,9 @@ func TestString(t *testing.T) {
 		{"sk shape in a 401 body", `{"error":"Incorrect API key provided: ` + key + `"}`, `{"error":"Incorrect API key provided: ***"}`},
 		{"env assignment", "HF_TOKEN=hf_secretsecret python x.py", "HF_TOKEN=*** python x.py"},
 		{"counts kept", "max_tokens=32 max_new_tokens: 16", "max_tokens=32 max_new_tokens: 16"},
+		{"sglang batch line kept", "Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00",
+			"Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00"},
+		{"a long number after a key is masked", "api_key=123456789012345", "api_key=***"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,4 +217,22 @@ func FuzzString(f *testing.F) {
 			}
 		}
 	})
+}
+
+func BenchmarkStringPlainLine(b *testing.B) {
+	line := "[2026-12-01 21:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0"
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = String(line)
+	}
+}
+
+func BenchmarkStringNoHint(b *testing.B) {
+	line := "INFO 12-01 21:00:00 [gpu_model_runner.py:1234] Model loading took 15.2 GiB and 12.3 seconds"
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = String(line)
+	}
 }
