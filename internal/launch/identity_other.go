@@ -9,7 +9,9 @@ import (
 	"vigil/internal/judge"
 )
 
-// Without waitid WNOWAIT the leader is reaped at exit, as before.
+// Without waitid WNOWAIT the leader is reaped at exit, and Signal stops
+// signalling its group from then on: a PID that may be reused is never
+// signalled, at the cost of not reaching workers that outlive the leader.
 func waitExit(int) (judge.Exit, bool) { return judge.Exit{}, false }
 
 func setSubreaper() error { return errors.New("not supported on this system") }
