@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"vigil/internal/openai"
+	"vigil/internal/redact"
 )
 
 // Result is one benchmark run. Its JSON form is what `vigil bench --json`
@@ -299,13 +299,9 @@ func Prompt(n int, seed int64) string {
 	return b.String()
 }
 
-// redactURL drops a password from a URL before it goes into a result.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return s
-}
+// redactURL drops userinfo and secret query values from a URL before it
+// goes into a result.
+func redactURL(s string) string { return redact.URL(s) }
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"vigil/internal/redact"
 
 	"vigil/internal/openai"
 )
@@ -90,7 +91,9 @@ func (s *levelStats) add(rec record, times []time.Duration, slo SLO) {
 			if s.failures == nil {
 				s.failures = map[string]*Failure{}
 			}
-			f = &Failure{Reason: reason, Example: oneLine(rec.err.Error())}
+			// The client already masked its own key in what the server
+			// said; this catches any other secret.
+			f = &Failure{Reason: reason, Example: oneLine(redact.String(rec.err.Error()))}
 			s.failures[reason] = f
 		}
 		f.Count++

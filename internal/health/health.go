@@ -1,6 +1,12 @@
 // Package health probes a server's health endpoint and tells apart the
 // states that matter during a startup: nothing listening, up but starting
-// (503), ready (200), an unexpected status, or no answer at all.
+// (503), ready (200), refusing vigil's key (401/403), an unexpected status,
+// or no answer at all.
+//
+// Probes behave like the kubelet's: a redirect to another host is not
+// followed (its 3xx is the answer, with a note), at most a small body is
+// read, and a probe that gets no answer within its timeout is a failure
+// (HealthError), never a success.
 package health
 
 import (
@@ -13,6 +19,7 @@ import (
 	"time"
 
 	"vigil/internal/observe"
+	"vigil/internal/redact"
 )
 
 // Prober polls one URL.
@@ -24,13 +31,28 @@ type Prober struct {
 	URL      string
 	Interval time.Duration
 	Timeout  time.Duration
+	// APIKey, when set, is sent as Authorization: Bearer, for servers
+	// that guard their health route with the key they were given.
+	APIKey string
 }
+
+// StateAuth is a 401 or 403: the server is up and answering but refuses
+// vigil's key (or its lack). It is trouble with the key, never a sign of a
+// broken server, and must not stop one.
+const StateAuth observe.HealthState = "auth"
+
+// MaxBody is how much of an answer a probe reads: enough to close the
+// connection cleanly, never so much that a streaming endpoint holds vigil.
+const MaxBody = 4096
 
 // New returns a prober for base+path with vigil's defaults: a probe every
 // 250 ms, each allowed 2 s.
 func New(base, path string) *Prober {
 	return &Prober{
-		Client:   &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}},
+		Client: &http.Client{
+			Transport:     &http.Transport{DisableKeepAlives: true, Proxy: nil},
+			CheckRedirect: SameHostRedirects,
+		},
 		URL:      base + path,
 		Interval: 250 * time.Millisecond,
 		Timeout:  2 * time.Second,
@@ -45,6 +67,9 @@ func (p *Prober) Probe(ctx context.Context) observe.Health {
 	if err != nil {
 		return observe.Health{State: observe.HealthError, Err: err.Error()}
 	}
+	if p.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+p.APIKey)
+	}
 	resp, err := p.Client.Do(req)
 	if err != nil {
 		if isRefused(err) {
@@ -57,10 +82,32 @@ func (p *Prober) Probe(ctx context.Context) observe.Health {
 	}
 	// Read a little of the body so the connection closes cleanly, never
 	// much: a health endpoint that streams must not hold vigil.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBody))
 	resp.Body.Close()
-	return Classify(resp.StatusCode)
+	h := Classify(resp.StatusCode)
+	if isRedirect(resp.StatusCode) {
+		if loc := resp.Header.Get("Location"); loc != "" {
+			h.Err = "redirect to " + redact.URL(loc) + " not followed: another host"
+		}
+	}
+	return h
 }
+
+// SameHostRedirects is an http.Client CheckRedirect that follows a
+// redirect only to the same host and port, as the kubelet does: a health
+// answer from another host says nothing about this server. The 3xx itself
+// is then the answer.
+func SameHostRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return http.ErrUseLastResponse
+	}
+	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+func isRedirect(code int) bool { return code >= 300 && code < 400 }
 
 // Classify maps an HTTP status to a health state.
 func Classify(code int) observe.Health {
@@ -71,6 +118,8 @@ func Classify(code int) observe.Health {
 		return observe.Health{State: observe.HealthStarting, Code: code}
 	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
 		return observe.Health{State: observe.HealthNone, Code: code}
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return observe.Health{State: StateAuth, Code: code, Err: "the server refuses the API key; give it with --api-key or VIGIL_API_KEY"}
 	}
 	return observe.Health{State: observe.HealthOther, Code: code}
 }

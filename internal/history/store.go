@@ -28,6 +28,7 @@
 package history
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,13 +37,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"vigil/internal/learn"
+	"vigil/internal/redact"
 	"vigil/internal/srvconfig"
+	"vigil/internal/statedir"
 )
 
 // ErrLocked is wrapped by errors caused by another process holding the
@@ -111,6 +115,22 @@ func DefaultPath(getenv func(string) string) string {
 	return ""
 }
 
+// OpenDefault opens the database in vigil's checked state directory (see
+// [statedir.Ensure]): it fails with an error wrapping statedir.ErrUnsafe
+// when that directory belongs to another user or others may write to it,
+// and with statedir.ErrNoStateDir when neither HOME nor XDG_STATE_HOME is
+// set, rather than keeping history under the current directory.
+func OpenDefault(getenv func(string) string) (*Store, error) {
+	dir, err := statedir.Dir(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if err := statedir.Ensure(dir); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	return Open(filepath.Join(dir, "history.db"))
+}
+
 // Open opens or creates the database at path, creating its directory. A
 // corrupt database is moved aside and replaced (see the package doc); the
 // returned Store's Warnings say so.
@@ -122,6 +142,9 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("history: database path %q may not contain '?' or '#'", path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if err := prepareFile(path); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	s := &Store{path: path}
@@ -213,6 +236,33 @@ type corruptError struct{ detail string }
 
 func (e *corruptError) Error() string { return "integrity check failed: " + e.detail }
 
+// prepareFile creates the database file 0600 before SQLite does (SQLite
+// gives its -wal and -shm files the database's mode), refuses a link or
+// anything but a regular file in its place, and tightens a file of ours
+// that others may read: the stored configuration came from the server's
+// log.
+func prepareFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("%s is a symbolic link: %w", path, statedir.ErrUnsafe)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w", path, statedir.ErrNotRegular)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Geteuid() && fi.Mode().Perm()&0o077 != 0 {
+		return f.Chmod(0o600)
+	}
+	return nil
+}
+
 // notSQLite says why an existing, non-empty file is not an SQLite database,
 // or "" when it looks like one (or does not exist).
 func notSQLite(path string) string {
@@ -246,6 +296,9 @@ func (s *Store) moveAside(reason string, db *sql.DB) error {
 		if err := os.Rename(s.path+suffix, aside+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			os.Remove(s.path + suffix)
 		}
+	}
+	if err := prepareFile(s.path); err != nil {
+		return fmt.Errorf("history: %w", err)
 	}
 	if len(reason) > 200 {
 		reason = reason[:197] + "..."
@@ -312,6 +365,7 @@ func (s *Store) Record(ctx context.Context, st Startup) (int64, error) {
 	if st.StartedAt.IsZero() {
 		st.StartedAt = time.Now()
 	}
+	st = redactStartup(st)
 	cfg, err := json.Marshal(st.Config)
 	if err != nil {
 		return 0, fmt.Errorf("history: config: %w", err)
@@ -339,6 +393,63 @@ func (s *Store) Record(ctx context.Context, st Startup) (int64, error) {
 		return 0, s.wrap(err)
 	}
 	return id, nil
+}
+
+// redactStartup masks secrets before they are stored: the configuration
+// a server printed includes its api_key, and results may quote answers
+// that echo a key.
+func redactStartup(st Startup) Startup {
+	if st.Config != nil {
+		cfg := make(srvconfig.Config, len(st.Config))
+		for i, kv := range st.Config {
+			cfg[i] = srvconfig.KV{Key: kv.Key, Value: redact.Value(kv.Key, kv.Value)}
+		}
+		st.Config = cfg
+	}
+	st.Summary = redact.String(st.Summary)
+	st.LogPath = redact.String(st.LogPath)
+	if st.Extra != nil {
+		extra := make(map[string]json.RawMessage, len(st.Extra))
+		for k, v := range st.Extra {
+			extra[k] = redactJSON(v)
+		}
+		st.Extra = extra
+	}
+	return st
+}
+
+// redactJSON masks secrets in every string of a JSON document, and the
+// whole value of a secret-named key, keeping the document valid.
+func redactJSON(raw json.RawMessage) json.RawMessage {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // numbers stay exactly as they were
+	if err := d.Decode(&v); err != nil {
+		return raw
+	}
+	out, err := json.Marshal(redactValue("", v))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func redactValue(key string, v any) any {
+	switch x := v.(type) {
+	case string:
+		return redact.Value(key, x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = redactValue(k, e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = redactValue(key, e)
+		}
+		return x
+	}
+	return v
 }
 
 func nonNil(p []learn.Phase) []learn.Phase {
@@ -446,6 +557,7 @@ func (s *Store) AttachResults(ctx context.Context, id int64, name string, v any)
 	if err != nil {
 		return fmt.Errorf("history: results %q: %w", name, err)
 	}
+	raw = redactJSON(raw)
 	// _txlock=immediate: the transaction takes the write lock up front, so
 	// two processes attaching at once serialise instead of failing.
 	tx, err := s.db.BeginTx(ctx, nil)

@@ -2,6 +2,14 @@
 // and process group, with stdout and stderr written straight into a log
 // file (never through a pipe of vigil's, so the server can neither block on
 // vigil nor die with it), and stops the whole group on request.
+//
+// Process identity: a signal sent to a PID that has been reused reaches a
+// stranger. The server's leader is therefore not reaped when it exits: its
+// zombie holds the PID (and with it the group id) until Stop has signalled
+// the group or Release is called. Likewise vigil can become a subreaper
+// (Spec.Subreaper), so that a server that daemonizes (setsid, parent exits
+// 0) leaves its daemon as vigil's child, to be found by [Process.Daemons]
+// and stopped with the rest.
 package launch
 
 import (
@@ -9,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -23,6 +32,10 @@ type Spec struct {
 	Env []string
 	// Log is the file that receives stdout and stderr.
 	Log *os.File
+	// Subreaper makes vigil the reaper of the server's orphans (Linux
+	// PR_SET_CHILD_SUBREAPER, for the whole vigil process), so that a
+	// server that daemonizes can be followed to its daemon.
+	Subreaper bool
 }
 
 // Process is a started server.
@@ -32,10 +45,22 @@ type Process struct {
 	done chan struct{}
 	mu   sync.Mutex
 	exit observe.Exit
+	// startTicks is the leader's start time, to tell its daemons from
+	// older children of vigil.
+	startTicks uint64
+	release    sync.Once
+	daemons    []int // every daemon seen, kept until reaped
 }
 
 // ErrNotFound means the command does not exist or is not executable.
 var ErrNotFound = errors.New("command not found")
+
+// leaders are the PIDs of the servers launched and not yet reaped, whose
+// zombies no orphan reaping may take.
+var leaders = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
 
 // Start launches spec.
 func Start(spec Spec) (*Process, error) {
@@ -51,6 +76,14 @@ func Start(spec Spec) (*Process, error) {
 		return nil, err
 	}
 	defer devnull.Close()
+	if spec.Subreaper {
+		if err := setSubreaper(); err != nil {
+			return nil, fmt.Errorf("becoming the server's subreaper: %w", err)
+		}
+	}
+	// Descriptors vigil inherited (a shell's 7>&1) must not reach the
+	// server: it would hold a pipe open that someone waits on.
+	closeInherited()
 	cmd := &exec.Cmd{
 		Path:   path,
 		Args:   spec.Argv,
@@ -62,30 +95,62 @@ func Start(spec Spec) (*Process, error) {
 		// the server, and the group can be stopped as a whole.
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if err := cmd.Start(); err != nil {
+	leaders.Lock()
+	err = cmd.Start()
+	if err == nil {
+		leaders.pids[cmd.Process.Pid] = true
+	}
+	leaders.Unlock()
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Argv[0], err)
 	}
 	p := &Process{Pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
+	if st, err := readStat(p.Pid); err == nil {
+		p.startTicks = st.start
+	}
 	go p.wait()
 	return p, nil
 }
 
 func (p *Process) wait() {
-	err := p.cmd.Wait()
-	var e observe.Exit
-	if st := p.cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			e.Signal = SignalName(ws.Signal())
-		} else {
-			e.Code = st.ExitCode()
-		}
-	} else if err != nil {
-		e.Code = -1
+	e, ok := waitExit(p.Pid)
+	if !ok {
+		// No way to wait without reaping here: reap, as before.
+		p.Release()
+		e = exitOf(p.cmd.ProcessState)
 	}
 	p.mu.Lock()
 	p.exit = e
 	p.mu.Unlock()
 	close(p.done)
+}
+
+func exitOf(st *os.ProcessState) observe.Exit {
+	if st == nil {
+		return observe.Exit{Code: -1}
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return observe.Exit{Signal: SignalName(ws.Signal())}
+	}
+	return observe.Exit{Code: st.ExitCode()}
+}
+
+// Release reaps the leader once it has exited (waiting for that), freeing
+// its PID. After Release, Signal and Stop no longer signal anything: the
+// PID may belong to someone else.
+func (p *Process) Release() {
+	p.release.Do(func() {
+		_ = p.cmd.Wait()
+		leaders.Lock()
+		delete(leaders.pids, p.Pid)
+		leaders.Unlock()
+	})
+}
+
+func (p *Process) released() bool {
+	leaders.Lock()
+	defer leaders.Unlock()
+	return !leaders.pids[p.Pid]
 }
 
 // Done is closed when the process has exited.
@@ -98,8 +163,12 @@ func (p *Process) Exit() observe.Exit {
 	return p.exit
 }
 
-// Signal sends sig to the server's whole process group.
+// Signal sends sig to the server's whole process group. It is safe until
+// Release: the unreaped leader keeps the group id from being reused.
 func (p *Process) Signal(sig syscall.Signal) error {
+	if p.released() {
+		return nil
+	}
 	// The group id is the leader's pid because of Setsid.
 	err := syscall.Kill(-p.Pid, sig)
 	if errors.Is(err, syscall.ESRCH) {
@@ -108,27 +177,100 @@ func (p *Process) Signal(sig syscall.Signal) error {
 	return err
 }
 
-// Stop ends the process group: SIGTERM, up to grace for it to exit, then
-// SIGKILL. It returns once the leader has exited (or after a last short
-// wait following SIGKILL). Stop only signals the group vigil created.
+// Daemons returns the server's processes that left its session tree and
+// were handed to vigil as their subreaper: a daemon after setsid and its
+// parent's exit. Only with Spec.Subreaper; empty otherwise.
+func (p *Process) Daemons() []int {
+	found := adopted(p.Pid, p.startTicks)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range found {
+		if !slices.Contains(p.daemons, d) {
+			p.daemons = append(p.daemons, d)
+		}
+	}
+	return found
+}
+
+// Stop ends the process group and any daemons: SIGCONT (a stopped server
+// cannot act on SIGTERM, and would cost the whole grace), SIGTERM, up to
+// grace for all of them to exit, then SIGKILL. It returns once they are
+// gone (or after a last short wait following SIGKILL), and then reaps the
+// leader. Stop only signals processes vigil started or was handed as
+// their reaper, and only while their zombies hold their PIDs.
 func (p *Process) Stop(grace time.Duration, now <-chan struct{}) {
-	_ = p.Signal(syscall.SIGTERM)
+	defer p.reapDaemons()
+	defer func() {
+		// A leader that outlived SIGKILL (stuck in the kernel) stays
+		// unreaped: its PID stays ours.
+		select {
+		case <-p.done:
+			p.Release()
+		default:
+		}
+	}()
+	p.Daemons()
+	p.signalAll(syscall.SIGCONT)
+	p.signalAll(syscall.SIGTERM)
+	if p.waitGone(grace, now) {
+		return
+	}
+	p.signalAll(syscall.SIGKILL)
+	p.waitGone(5*time.Second, nil)
+}
+
+// signalAll signals the leader's group and each daemon's.
+func (p *Process) signalAll(sig syscall.Signal) {
+	_ = p.Signal(sig)
+	p.mu.Lock()
+	daemons := slices.Clone(p.daemons)
+	p.mu.Unlock()
+	for _, d := range daemons {
+		signalDaemon(d, sig)
+	}
+}
+
+// waitGone waits up to grace for the leader and every other member of the
+// group, and every daemon, to exit.
+func (p *Process) waitGone(grace time.Duration, now <-chan struct{}) bool {
 	t := time.NewTimer(grace)
 	defer t.Stop()
-	select {
-	case <-p.done:
-		// The leader is gone; give the rest of its group the same grace.
-		if p.groupGone(grace, now) {
-			return
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	done := p.done
+	for {
+		select {
+		case <-p.done:
+			done = nil // closed: wake on ticks from now on
+			p.mu.Lock()
+			daemons := slices.Clone(p.daemons)
+			p.mu.Unlock()
+			if !groupAlive(p.Pid) && !slices.ContainsFunc(daemons, daemonAlive) {
+				return true
+			}
+		default:
 		}
-	case <-t.C:
-	case <-now:
+		select {
+		case <-t.C:
+			return false
+		case <-now:
+			return false
+		case <-done:
+		case <-tick.C:
+		}
 	}
-	_ = p.Signal(syscall.SIGKILL)
-	select {
-	case <-p.done:
-	case <-time.After(5 * time.Second):
+}
+
+// reapDaemons collects the daemons' zombies once nothing will signal them.
+func (p *Process) reapDaemons() {
+	p.mu.Lock()
+	daemons := p.daemons
+	p.daemons = nil
+	p.mu.Unlock()
+	for _, d := range daemons {
+		reapIfZombie(d)
 	}
+	reapOrphans()
 }
 
 // SignalName is the conventional name of sig ("SIGKILL").
@@ -160,18 +302,17 @@ func SignalName(sig syscall.Signal) string {
 	return fmt.Sprintf("signal %d", int(sig))
 }
 
-// groupGone waits up to grace for every member of the group to exit.
-func (p *Process) groupGone(grace time.Duration, now <-chan struct{}) bool {
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		if errors.Is(syscall.Kill(-p.Pid, 0), syscall.ESRCH) {
-			return true
-		}
-		select {
-		case <-now:
-			return false
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return false
+// Owned reports whether pid is a launched server's leader that launch is
+// keeping unreaped: a reaper (vigil as PID 1 or subreaper) must leave its
+// zombie alone, or a reused PID could be signalled.
+func Owned(pid int) bool {
+	leaders.Lock()
+	defer leaders.Unlock()
+	return leaders.pids[pid]
 }
+
+// ReapOrphans reaps the zombies of server processes handed to vigil as
+// their subreaper (Spec.Subreaper), never a launched leader nor a child
+// vigil started in its own session. Stop calls it; a long watch may call it
+// now and then so that short-lived orphans do not pile up.
+func ReapOrphans() { reapOrphans() }

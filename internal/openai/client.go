@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"vigil/internal/redact"
 )
 
 // Client talks to one server. The zero value is not usable: BaseURL is needed.
@@ -98,6 +100,27 @@ var defaultHTTP = &http.Client{Transport: NewTransport(64)}
 type StatusError struct {
 	Code int
 	Body string // the start of the body, on one line
+}
+
+// Auth reports a 401 or 403: the server refuses the key (or its lack).
+// That is trouble with the key, never a sign of a broken server.
+func (e *StatusError) Auth() bool {
+	return e.Code == http.StatusUnauthorized || e.Code == http.StatusForbidden
+}
+
+// IsAuth reports whether err is a refused key (see [StatusError.Auth]).
+func IsAuth(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Auth()
+}
+
+// redact masks the key and any secret-shaped text in what a server said:
+// a 401 body may echo the key it refused.
+func (c *Client) redact(s string) string {
+	if c.APIKey == "" {
+		return redact.String(s)
+	}
+	return redact.New(c.APIKey).String(s)
 }
 
 func (e *StatusError) Error() string {
@@ -186,13 +209,13 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		return transportError(ctx, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return &StatusError{Code: resp.StatusCode, Body: oneLine(data)}
+		return &StatusError{Code: resp.StatusCode, Body: c.redact(oneLine(data))}
 	}
 	if out == nil {
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("decoding the answer: %w (%s)", err, clip(oneLine(data), 80))
+		return fmt.Errorf("decoding the answer: %w (%s)", err, c.redact(clip(oneLine(data), 80)))
 	}
 	return nil
 }
@@ -320,13 +343,13 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, res *Stre
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		res.Err = &StatusError{Code: resp.StatusCode, Body: oneLine(data)}
+		res.Err = &StatusError{Code: resp.StatusCode, Body: c.redact(oneLine(data))}
 		return
 	}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if msg := inbandError(data); msg != "" {
-			res.Err = &ServerError{Message: msg}
+			res.Err = &ServerError{Message: c.redact(msg)}
 		} else {
 			res.Err = ErrNotStream
 		}
@@ -364,7 +387,7 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, res *Stre
 			return
 		}
 		if ch.Err != "" {
-			res.Err = &ServerError{Message: ch.Err}
+			res.Err = &ServerError{Message: c.redact(ch.Err)}
 			return
 		}
 		if ch.Text {

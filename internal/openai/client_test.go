@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -238,5 +239,30 @@ func TestStreamEarlyAnswer(t *testing.T) {
 		if res.Start.IsZero() || res.Send < 0 {
 			t.Fatalf("got start %v, send %v", res.Start, res.Send)
 		}
+	}
+}
+
+// A 401 body that echoes the refused key never carries it into an error.
+func TestRefusedKeyIsAuthAndRedacted(t *testing.T) {
+	const key = "planted-key-0123456789"
+	c := newClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":"Incorrect API key provided: ` + r.Header.Get("Authorization") + `"}`))
+	}))
+	c.APIKey = key
+	err := c.Do(t.Context(), http.MethodGet, "/v1/models", nil, nil)
+	if !IsAuth(err) {
+		t.Errorf("IsAuth(%v) = false", err)
+	}
+	if strings.Contains(err.Error(), key) {
+		t.Errorf("error holds the key: %v", err)
+	}
+	var res StreamResult
+	c.Stream(t.Context(), Completions.Path(), []byte(`{}`), &res)
+	if !IsAuth(res.Err) || strings.Contains(res.Err.Error(), key) {
+		t.Errorf("stream error %v: want auth, without the key", res.Err)
+	}
+	if IsAuth(&StatusError{Code: 500}) {
+		t.Error("a 500 counted as auth")
 	}
 }

@@ -316,3 +316,47 @@ func (p FS) Roots(pids []int) []int {
 	}
 	return roots
 }
+
+// Identity names one process for good: its PID and its start time in clock
+// ticks since boot. A PID is reused once its process is reaped; the pair is
+// not, so checking it never mistakes a newcomer for the process watched.
+type Identity struct {
+	PID        int
+	StartTicks uint64
+}
+
+// Identify returns the identity of the process now holding pid.
+func Identify(pid int) (Identity, error) { return FS{}.Identify(pid) }
+
+// Still reports whether id's process is still alive: the PID is held by a
+// process that started at the same tick, and it is not a zombie.
+func Still(id Identity) bool { return FS{}.Still(id) }
+
+// Identify returns the identity of the process now holding pid.
+func (p FS) Identify(pid int) (Identity, error) {
+	if pid <= 0 {
+		return Identity{}, fmt.Errorf("procfind: no process %d", pid)
+	}
+	_, ticks, err := p.stat(pid)
+	if err != nil {
+		return Identity{}, err
+	}
+	return Identity{PID: pid, StartTicks: ticks}, nil
+}
+
+// Still reports whether id's process is still alive: the PID is held by a
+// process that started at the same tick, and it is not a zombie.
+func (p FS) Still(id Identity) bool {
+	if id.PID <= 0 {
+		return false
+	}
+	proc, ticks, err := p.stat(id.PID)
+	if err != nil || ticks != id.StartTicks {
+		return false
+	}
+	switch proc.State {
+	case 'Z', 'X', 'x':
+		return false
+	}
+	return true
+}

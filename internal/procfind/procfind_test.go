@@ -339,3 +339,35 @@ func killPID(pid int) error {
 	}
 	return p.Kill()
 }
+
+func TestStill(t *testing.T) {
+	fsys := fixture(t, []fakeProc{
+		{pid: 10, comm: "python3", state: 'S', ppid: 1, ticks: 5000},
+		{pid: 11, comm: "python3", state: 'Z', ppid: 1, ticks: 6000},
+	})
+	id, err := fsys.Identify(10)
+	if err != nil || id != (Identity{PID: 10, StartTicks: 5000}) {
+		t.Fatalf("Identify(10) = %+v, %v", id, err)
+	}
+	tests := []struct {
+		name string
+		id   Identity
+		want bool
+	}{
+		{"same process", Identity{10, 5000}, true},
+		{"pid reused by a later process", Identity{10, 4000}, false},
+		{"zombie", Identity{11, 6000}, false},
+		{"gone", Identity{12, 7000}, false},
+		{"no pid", Identity{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fsys.Still(tt.id); got != tt.want {
+				t.Errorf("Still(%+v) = %v, want %v", tt.id, got, tt.want)
+			}
+		})
+	}
+	if _, err := fsys.Identify(0); err == nil {
+		t.Error("Identify(0) succeeded")
+	}
+}

@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"vigil/internal/apikey"
 	"vigil/internal/openai"
+	"vigil/internal/redact"
 )
 
 // Prompt is the question every smoke test asks: short, with one obvious
@@ -49,6 +51,9 @@ type Result struct {
 	// Probes are the known-answer questions and what the model said, the
 	// first being Prompt itself; empty when the answer failed before them.
 	Probes []ProbeResult
+	// Auth is set when the server refused the key (401/403): trouble with
+	// the key, not a bad answer; the caller must not judge the server by it.
+	Auth bool
 }
 
 // Check asks the server Prompt and judges the answer. It tries the chat
@@ -56,6 +61,14 @@ type Result struct {
 // route or no chat template, and to SGLang's /generate when the OpenAI
 // routes are missing. Requests are never retried.
 func Check(ctx context.Context, opts Options) Result {
+	res := check(ctx, opts)
+	// Nothing the server said may carry the key out, nor any other secret.
+	r := redact.New(opts.APIKey)
+	res.Reason, res.Answer = r.String(res.Reason), r.String(res.Answer)
+	return res
+}
+
+func check(ctx context.Context, opts Options) Result {
 	res := Result{Model: opts.Model}
 	base, err := openai.ParseBaseURL(opts.BaseURL)
 	if err != nil {
@@ -75,6 +88,7 @@ func Check(ctx context.Context, opts Options) Result {
 	fail := func(endpoint string, err error) Result {
 		res.Endpoint = endpoint
 		res.Reason = reason(ctx, err, timeout)
+		res.Auth = openai.IsAuth(err)
 		return res
 	}
 
@@ -245,6 +259,8 @@ func noChat(err error) bool {
 func reason(ctx context.Context, err error, timeout time.Duration) string {
 	var se *openai.StatusError
 	switch {
+	case errors.As(err, &se) && se.Auth():
+		return fmt.Sprintf("HTTP %d: the server refuses the API key; give it with --api-key or %s", se.Code, apikey.EnvVar)
 	case errors.As(err, &se):
 		if msg := statusMessage(se.Body); msg != "" {
 			return fmt.Sprintf("HTTP %d: %s", se.Code, msg)

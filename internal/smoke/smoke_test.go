@@ -269,6 +269,39 @@ func TestWrongAnswers(t *testing.T) {
 	}
 }
 
+// A refused key is auth trouble, not a bad answer, and the echoed key
+// never reaches the result.
+func TestRefusedKeyIsAuth(t *testing.T) {
+	const key = "mykey-0123456789"
+	tests := []struct {
+		name string
+		code int
+		auth bool
+	}{
+		{"401", 401, true},
+		{"403", 403, true},
+		{"500 is not auth", 500, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"error":{"message":"Incorrect API key provided: ` + key + `"}}`
+			f := &fakeServer{routes: map[string]func(map[string]any) (int, string){"/v1/chat/completions": status(tt.code, body)}}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			got := Check(t.Context(), Options{BaseURL: srv.URL, Model: "m", APIKey: key})
+			if got.OK || got.Auth != tt.auth {
+				t.Errorf("got %+v, want Auth %v", got, tt.auth)
+			}
+			if strings.Contains(got.Reason+got.Answer, key) {
+				t.Errorf("the key is in %+v", got)
+			}
+			if tt.auth && !strings.Contains(got.Reason, "--api-key") {
+				t.Errorf("reason %q gives no hint", got.Reason)
+			}
+		})
+	}
+}
+
 func TestProbesKnowTheirAnswers(t *testing.T) {
 	sane := map[string][]string{
 		"capital":    {"The capital of France is Paris.", " Paris.", "Paris is the capital and largest city of France."},
