@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"vigil/internal/launch"
 )
 
 // DefaultLinger is how long a zombie that is not the leader stays before it
@@ -197,6 +199,11 @@ func (r *Reaper) Sweep() (next time.Time, err error) {
 // waited for it; a leader once waited for is forgotten, its pid free for
 // reuse.
 func (r *Reaper) isOwned(pid int) bool {
+	// launch keeps a leader's zombie until its group has been signalled,
+	// so that its PID cannot be reused meanwhile: that zombie is launch's.
+	if launch.Owned(pid) {
+		return true
+	}
 	waited, ok := r.owned[pid]
 	if !ok {
 		return false
