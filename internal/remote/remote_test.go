@@ -143,7 +143,7 @@ func (f *fakeHost) Run(ctx context.Context, c Command) error {
 
 // fakeVigil writes an executable shell script standing in for vigil's
 // binary: it answers --help and otherwise runs body.
-func fakeVigil(t *testing.T, body string) string {
+func fakeVigil(t testing.TB, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "vigil")
 	script := "#!/bin/sh\nif [ \"$1\" = --help ]; then exit 0; fi\n" + body + "\n"
