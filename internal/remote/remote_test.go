@@ -453,7 +453,7 @@ func gate(t *testing.T) (bin, gateFile string) {
 	gateFile = filepath.Join(t.TempDir(), "go")
 	bin = fakeVigil(t, fmt.Sprintf(`trap 'echo terminated >&2; exit 143' TERM
 echo '{"event":"start","t":0}'
-while [ ! -e %s ]; do sleep 0.05; done
+i=0; while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
 echo '{"event":"verdict","t":9,"verdict":"failed"}'
 exit 1`, gateFile))
 	return bin, gateFile
@@ -596,5 +596,30 @@ func TestLineWriterKeepsEveryByte(t *testing.T) {
 	w.Flush()
 	if want := []string{"ab", "c", "", "d"}; !slices.Equal(got, want) {
 		t.Errorf("lines %q, want %q", got, want)
+	}
+}
+
+// An interrupt before the remote vigil's first event waits for it: until
+// then vigil has not taken over SIGTERM and would just die of it.
+func TestInterruptBeforeFirstEventWaits(t *testing.T) {
+	f := newFakeHost(t)
+	bin := fakeVigil(t, `sleep 0.3
+trap 'echo "{\"event\":\"verdict\",\"t\":2,\"verdict\":\"failed\"}"; exit 130' TERM
+echo '{"event":"start","t":0}'
+while :; do sleep 0.05; done`)
+	c := connect(t, f, bin)
+	s, err := c.Start(testCtx(t), Spec{Args: []string{"run"}, Detach: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Interrupt(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Wait()
+	if err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	if res.Code != 130 || res.Verdict == nil {
+		t.Errorf("exit %d verdict %v, want 130 and the verdict", res.Code, res.Verdict)
 	}
 }

@@ -39,7 +39,10 @@ const pushScript = hashFn + binDir + `umask 077; mkdir -p "$d" || exit 3; t=$(mk
 // its own: events (its stdout), stderr and rc (its exit status) are files,
 // so nothing the ssh connection does can block or kill it. It prints
 // "vigil-remote: pid P dir D" on stderr, streams the events file to stdout
-// until vigil exits, then copies vigil's stderr and exits with its status.
+// until vigil exits, then copies vigil's stderr, says "vigil-remote: end"
+// on stderr and exits with vigil's status. A detached session's files are
+// removed only when the client answers "ack" on stdin (within 5s), so that
+// a connection that broke unnoticed leaves them for reading.
 //
 // $1 is "detached" (run: the remote vigil outlives a dropped connection
 // and stops the server on failure by itself) or "attached" (watch: when
@@ -57,20 +60,23 @@ const sessionScript = `exec 3<&0; m=$1; shift; s="${XDG_STATE_HOME:-$HOME/.local
 	`mkdir -p "$s" && d=$(mktemp -d "$s/session.XXXXXX") || { echo "vigil-remote: cannot create a session directory under $s" >&2; exit 254; }; ` +
 	// Sessions left by dropped connections are kept for a week for reading.
 	`find "$s" -mindepth 1 -maxdepth 1 -name 'session.*' -mtime +7 -exec rm -rf {} + 2>/dev/null; ` +
-	`if command -v setsid >/dev/null 2>&1; then S=setsid; else S=; fi; ` +
+	`: >"$d/events"; if command -v setsid >/dev/null 2>&1; then S=setsid; else S=; fi; ` +
 	// The inner sh traps TERM so that it outlives the signal it passes on
 	// and records vigil's status; vigil gets TERM with its default action
 	// (a caught trap is reset in the child).
 	`$S sh -c 'trap : TERM; d=$1; shift; "$@"; echo $? >"$d/rc"' sh "$d" "$@" </dev/null >"$d/events" 2>"$d/stderr" 3<&- & p=$!; ` +
 	`if [ -n "$S" ]; then g=-$p; else g=$p; fi; ` +
 	`echo "vigil-remote: pid $p dir $d" >&2; ` +
-	`(while read -r l; do kill -TERM $g 2>/dev/null || pkill -TERM -P $p; done; ` +
+	`(while read -r l; do if [ "$l" = ack ]; then : >"$d/ack"; else kill -TERM $g 2>/dev/null || pkill -TERM -P $p; fi; done; ` +
 	`if [ "$m" = attached ]; then kill -TERM $g 2>/dev/null || pkill -TERM -P $p; fi) <&3 & r=$!; exec 3<&-; ` +
 	`case "$(tail --version 2>/dev/null)" in *GNU*) tail -n +1 -s 0.1 --pid=$p -f "$d/events";; ` +
 	`*) tail -n +1 -f "$d/events" & t=$!; while kill -0 $p 2>/dev/null; do sleep 1; done; sleep 2; kill $t;; esac; ` +
-	`kill $r 2>/dev/null; ` +
-	`if kill -0 $p 2>/dev/null; then exit 254; fi; ` +
-	`cat "$d/stderr" >&2; c=$(cat "$d/rc" 2>/dev/null); rm -rf "$d"; exit ${c:-254}`
+	`if kill -0 $p 2>/dev/null; then kill $r 2>/dev/null; exit 254; fi; ` +
+	`cat "$d/stderr" >&2; c=$(cat "$d/rc" 2>/dev/null); echo "vigil-remote: end" >&2; ` +
+	// The files go only once the client says it has everything: after a
+	// drop nobody acknowledges, and they stay for reading.
+	`i=0; while [ "$m" = detached ] && [ ! -e "$d/ack" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; ` +
+	`kill $r 2>/dev/null; if [ "$m" = attached ] || [ -e "$d/ack" ]; then rm -rf "$d"; fi; exit ${c:-254}`
 
 // shellQuote quotes s as one word for a POSIX shell.
 func shellQuote(s string) string {

@@ -76,6 +76,8 @@ type Session struct {
 	now   func() time.Time
 
 	mu      sync.Mutex
+	started bool // the first stdout line arrived
+	pending int  // interrupts asked for before it
 	pid     int
 	dir     string
 	stderr  tailBuffer
@@ -122,11 +124,17 @@ func (c *Conn) Start(ctx context.Context, spec Spec, on func(Event)) (*Session, 
 	command := remoteCommand(sessionScript, args...)
 	out := &lineWriter{on: func(line []byte) {
 		e := parseEvent(line, s.now())
+		s.mu.Lock()
 		if e.Name == "verdict" {
-			s.mu.Lock()
 			s.verdict = &e
-			s.mu.Unlock()
 		}
+		if !s.started {
+			s.started = true
+			for ; s.pending > 0; s.pending-- {
+				_, _ = s.stopW.Write([]byte("stop\n"))
+			}
+		}
+		s.mu.Unlock()
 		on(e)
 	}}
 	errw := &lineWriter{on: s.stderrLine}
@@ -160,12 +168,20 @@ func withJSON(args []string) []string {
 	return append([]string{args[0], "--json"}, args[1:]...)
 }
 
-const sessionTag = "vigil-remote: pid "
+const (
+	sessionTag = "vigil-remote: pid "
+	endTag     = "vigil-remote: end"
+)
 
-// stderrLine keeps one stderr line, or takes the session's own pid line.
+// stderrLine keeps one stderr line, or takes the session's own lines: its
+// pid, and its end, which is acknowledged so that it removes its files.
 func (s *Session) stderrLine(line []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if string(line) == endTag {
+		_, _ = s.stopW.Write([]byte("ack\n"))
+		return
+	}
 	if rest, ok := strings.CutPrefix(string(line), sessionTag); ok && s.pid == 0 {
 		pid, dir, _ := strings.Cut(rest, " dir ")
 		if n, err := strconv.Atoi(pid); err == nil {
@@ -186,12 +202,20 @@ func (s *Session) Remote() (pid int, dir string) {
 
 // Interrupt stops the remote vigil as Ctrl-C would locally (it gets
 // SIGTERM, which vigil treats the same): `run` stops the server and says
-// so; a second Interrupt kills it at once.
+// so; a second Interrupt kills it at once. Until the remote vigil's first
+// event it is held back: before that vigil has not yet taken over SIGTERM,
+// which would kill it and leave its server unwatched.
 func (s *Session) Interrupt() error {
 	select {
 	case <-s.done:
 		return nil
 	default:
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		s.pending++
+		return nil
 	}
 	_, err := s.stopW.Write([]byte("stop\n"))
 	return err

@@ -112,7 +112,8 @@ func New(t testing.TB, hosts ...HostOptions) *Net {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := fmt.Sprintf("%d-%d", os.Getpid()%100000, seq.Add(1))
+	removeStale()
+	id := fmt.Sprintf("%d-%d", os.Getpid(), seq.Add(1))
 	n := &Net{t: t, Dir: t.TempDir(), clientNS: "vigt-c-" + id}
 	run(t, "ip", "netns", "add", n.clientNS)
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "delete", n.clientNS).Run() })
@@ -236,6 +237,37 @@ LogLevel VERBOSE
 	go func() { _ = h.cmd.Wait(); close(h.done) }()
 	t.Cleanup(func() { h.stop() })
 	return h
+}
+
+// removeStale removes the namespaces of earlier test processes that died
+// without cleaning up (a test binary killed at its -timeout runs no
+// cleanups): each is named after its creator's pid, and only processes
+// inside such a namespace, all started by this package, are killed.
+func removeStale() {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "vigt-") {
+			continue
+		}
+		ns := f[0]
+		parts := strings.Split(strings.TrimPrefix(strings.TrimPrefix(ns, "vigt-"), "c-"), "-")
+		pid, err := strconv.Atoi(parts[0])
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue // ours, or its creator lives
+		}
+		if pids, err := exec.Command("ip", "netns", "pids", ns).Output(); err == nil {
+			for _, p := range strings.Fields(string(pids)) {
+				if n, err := strconv.Atoi(p); err == nil {
+					_ = syscall.Kill(n, syscall.SIGKILL)
+				}
+			}
+		}
+		_ = exec.Command("ip", "netns", "delete", ns).Run()
+	}
 }
 
 func mustUser(t testing.TB) string {
