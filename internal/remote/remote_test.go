@@ -623,3 +623,36 @@ while :; do sleep 0.05; done`)
 		t.Errorf("exit %d verdict %v, want 130 and the verdict", res.Code, res.Verdict)
 	}
 }
+
+func TestRunExitStatuses(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		code int
+		kind error // nil: the remote vigil's own status, no error
+	}{
+		{"ready", "exit 0", 0, nil},
+		{"usage error", `echo "vigil: --timeout: bad duration" >&2; exit 2`, 2, nil},
+		{"stalled", "exit 3", 3, nil},
+		{"timeout", "exit 124", 124, nil},
+		{"interrupted", "exit 130", 130, nil},
+		{"killed", "kill -9 $$", 137, ErrRemote},
+		{"cannot execute", "exit 126", 126, ErrNoExec},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeHost(t)
+			c := connect(t, f, fakeVigil(t, tt.body))
+			res, err := c.Run(testCtx(t), Spec{Args: []string{"run"}, Detach: true}, nil)
+			if tt.kind == nil && err != nil || tt.kind != nil && !errors.Is(err, tt.kind) {
+				t.Fatalf("err %v, want %v", err, tt.kind)
+			}
+			if res.Code != tt.code {
+				t.Errorf("exit %d, want %d", res.Code, tt.code)
+			}
+			if tt.code == 2 && !strings.Contains(res.Stderr, "bad duration") {
+				t.Errorf("stderr %q lacks the usage line", res.Stderr)
+			}
+		})
+	}
+}
