@@ -87,11 +87,20 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newReportCmd(env),
 		newProbeCmd(env),
 	)
+	addSSHFlag(root)
 	return root
 }
 
 // Main runs vigil with args and returns the process exit status.
 func Main(ctx context.Context, args []string, env *Env) int {
+	// --ssh runs the command on another host: the remote vigil parses
+	// and validates the rest of the arguments itself.
+	if target, rest, ok, err := splitSSH(args); err != nil || ok {
+		if err == nil {
+			err = runRemote(ctx, env, target, rest)
+		}
+		return exitCode(err, env.IO.ErrOut)
+	}
 	root := NewRootCmd(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -108,6 +117,10 @@ func exitCode(err error, stderr io.Writer) int {
 		return exit.Code
 	}
 	fmt.Fprintln(stderr, "vigil: "+oneLine(err.Error()))
+	var coded *codedError
+	if errors.As(err, &coded) {
+		return coded.code
+	}
 	var usage *UsageError
 	if errors.As(err, &usage) || isCobraUsage(err) {
 		return verdict.ExitUsage
