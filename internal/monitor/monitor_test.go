@@ -284,3 +284,46 @@ func TestRunJudgesTheLinesBeforeTheExit(t *testing.T) {
 		}
 	})
 }
+
+// A launched server floods its log, then writes a traceback whose last
+// line has no newline yet, and dies: every byte is read before the exit is
+// judged, however many there are, and at once (no clock decides when
+// reading is over), so the cause and evidence are the traceback's.
+func TestRunReadsAFloodedLogToItsEndBeforeTheExit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4400
+		proc := procTree(t, pid, "S", 0)
+		var b strings.Builder
+		b.WriteString("[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')\n")
+		const flood = "[2026-11-29 10:00:05 TP0] Decode batch. #running-req: 1, #token: 100, token usage: 0.00, gen throughput (token/s): 50.00, #queue-req: 0\n"
+		for range 40000 { // 5 MB: more than the lines channel and many read rounds hold
+			b.WriteString(flood)
+		}
+		b.WriteString("[2026-11-29 10:00:06 TP0] Scheduler hit an exception: Traceback (most recent call last):\n")
+		b.WriteString("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+		log := filepath.Join(t.TempDir(), "server.log")
+		if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := &fakeProcess{done: make(chan struct{}), exit: observe.Exit{Code: 1}}
+		close(p.done)
+		spec := Spec{
+			Judge: judge.Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour},
+			Start: time.Now(), PID: pid, Proc: p, Log: log, URL: "http://127.0.0.1:30000",
+		}
+		out, err := Run(context.Background(), spec, deps(proc, &fakeHealth{}), &sink{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := out.Result
+		if r.Verdict != v.Failed || r.Cause != v.GPUOOM {
+			t.Fatalf("got %s/%s (%s), want failed/gpu_oom", r.Verdict, r.Cause, r.Summary)
+		}
+		if !strings.Contains(strings.Join(r.Evidence, "\n"), "RuntimeError: Not enough memory") {
+			t.Errorf("the traceback's last line is not in the evidence: %q", r.Evidence)
+		}
+		if took := r.At.Sub(spec.Start); took > 100*time.Millisecond {
+			t.Errorf("decided %s after the exit; the end of the file, not a clock, must end the reading", took)
+		}
+	})
+}

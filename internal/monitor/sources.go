@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -20,25 +19,21 @@ import (
 	"vigil/internal/procstat"
 )
 
-// followLog feeds the log file from the spec's offset into the session and
-// records how far into the file the delivered lines reach.
+// followLog feeds the log file from the spec's offset into the session
+// until ctx ends or the server's exit stops the follower.
 func (m *monitor) followLog(ctx context.Context) {
-	f := follow.New(m.spec.Log, follow.Options{Offset: m.spec.Offset, Poll: 100 * time.Millisecond, WaitForFile: m.spec.WaitForFile, PollOnly: m.deps.PollOnly,
-		OnEvent: func(e follow.Event) { m.note(e.Msg) }})
-	_ = f.Run(ctx, func(l logline.Line) {
+	defer close(m.logDone)
+	_ = m.follower.Run(ctx, func(l logline.Line) {
 		select {
 		case m.lines <- l:
 		case <-ctx.Done():
-			return
-		}
-		if !l.Partial {
-			m.emitted.Store(l.Offset + int64(len(l.Text)) + l.Cut)
-			select {
-			case m.drained <- struct{}{}:
-			default:
-			}
 		}
 	})
+}
+
+func (m *monitor) newFollower() *follow.Follower {
+	return follow.New(m.spec.Log, follow.Options{Offset: m.spec.Offset, Poll: 100 * time.Millisecond, WaitForFile: m.spec.WaitForFile, PollOnly: m.deps.PollOnly,
+		OnEvent: func(e follow.Event) { m.note(e.Msg) }})
 }
 
 // followJournal feeds the unit's current activation from the journal.
@@ -58,44 +53,32 @@ func (m *monitor) followJournal(ctx context.Context, u Unit) {
 	}
 }
 
-// drainBound is how long an exit waits for the log to be read to its end:
-// a log that cannot be (a full disk, a huge backlog) must not hold the
-// verdict for long.
-const drainBound = 2 * time.Second
+// journalCatchUp is how long an exit waits for the journal, which has no
+// end to read to, to deliver the server's last lines.
+const journalCatchUp = 300 * time.Millisecond
 
-// waitLogDrained waits until the lines delivered to the judge reach the
-// log's current end, so that a server's exit is judged after the output it
-// wrote before dying. Without a log file (a journal) it gives the journal
-// a moment to catch up.
+// waitLogDrained returns once every line the server wrote before its exit
+// has been handed to the session, so that the exit is judged after them:
+// the follower reads the file to its end, however long that takes (the
+// file is finite once its writer has died; a clock would make the verdict
+// depend on the machine's speed), hands over the unterminated last line,
+// and stops. Without a log file (a journal) it gives the journal a moment
+// to catch up.
 func (m *monitor) waitLogDrained(ctx context.Context) {
-	if m.spec.Log == "" || m.spec.Unit != nil {
-		select {
-		case <-time.After(300 * time.Millisecond):
-		case <-ctx.Done():
+	if m.follower == nil {
+		if m.spec.Unit != nil {
+			select {
+			case <-time.After(journalCatchUp):
+			case <-ctx.Done():
+			}
 		}
 		return
 	}
-	size := fileSize(m.spec.Log)
-	deadline := time.NewTimer(drainBound)
-	defer deadline.Stop()
-	// A line's end offset leaves out its terminator ("\n" or "\r\n").
-	for m.emitted.Load() < size-2 {
-		select {
-		case <-m.drained:
-		case <-deadline.C:
-			return
-		case <-ctx.Done():
-			return
-		}
+	m.follower.Stop()
+	select {
+	case <-m.logDone:
+	case <-ctx.Done():
 	}
-}
-
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // watchExit reports the end of a server vigil launched, once its last
