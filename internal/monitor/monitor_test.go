@@ -75,7 +75,7 @@ func (s *sink) Note(_ time.Time, format string, a ...any) {
 func (s *sink) Tick(render.Status) {}
 
 // procTree writes a /proc fixture with one process in state.
-func procTree(t *testing.T, pid int, state string, waitStatus int) string {
+func procTree(t testing.TB, pid int, state string, waitStatus int) string {
 	t.Helper()
 	root := t.TempDir()
 	writeStat(t, root, pid, state, waitStatus)
@@ -90,7 +90,7 @@ func procTree(t *testing.T, pid int, state string, waitStatus int) string {
 
 // writeStat writes /proc/PID/stat: 52 fields, state in field 3, the exit
 // status in field 52.
-func writeStat(t *testing.T, root string, pid int, state string, waitStatus int) {
+func writeStat(t testing.TB, root string, pid int, state string, waitStatus int) {
 	t.Helper()
 	f := make([]string, 52)
 	for i := range f {
