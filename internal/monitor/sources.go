@@ -276,12 +276,12 @@ func (m *monitor) watchDisk(ctx context.Context) {
 // probeHealth polls the health endpoint of the server kind known at the
 // start. It must not ask the judge, which belongs to the session goroutine.
 //
-// With the server's pid (0: unknown), a 200 from a local port is checked
-// once: when the listening socket is held outside the server's process
-// tree by another inference server (an earlier one still on the port),
-// its answers are HealthForeign and a note names it, until the server's
-// own tree holds the port. Any other holder (docker-proxy, a port
-// forward) or one that cannot be told leaves the answers as they are.
+// With the server's pid (0: unknown), every 200 from a local port is
+// checked against the port's holder: when the listening socket is held
+// outside the server's process tree by another inference server (an
+// earlier one still on the port), the answer is HealthForeign and a note
+// names that server. Any other holder (docker-proxy, a port forward) or
+// one that cannot be told leaves the answer as it is.
 func (m *monitor) probeHealth(ctx context.Context) {
 	kind, pid := m.spec.Judge.Server, m.spec.PID
 	path := classify.Lookup(kind).HealthPath
@@ -301,7 +301,7 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx, probes) }()
 	defer func() { <-done }()
-	var port1 portCheck
+	var holder portCheck
 	for {
 		var h observe.Health
 		select {
@@ -309,7 +309,7 @@ func (m *monitor) probeHealth(ctx context.Context) {
 			return
 		case h = <-probes:
 		}
-		if h.State == observe.HealthOK && port1.foreignAnswer(m, port, pid) {
+		if h.State == observe.HealthOK && holder.foreignAnswer(m, port, pid) {
 			h.State = observe.HealthForeign
 		}
 		select {
@@ -319,33 +319,39 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	}
 }
 
-// portCheck remembers what the port's holder turned out to be.
-type portCheck struct{ checked, foreign bool }
+// portCheck remembers who else was last found listening on the port.
+type portCheck struct {
+	other  int  // a listener outside the server's tree (0: none found)
+	server bool // other is an inference server
+	named  int  // the pid the last note named
+}
 
-// foreignAnswer reports whether a 200 on port comes from another server
-// than the one under pid. It looks once, and again while the answers are
-// foreign, until the server's own tree holds the port.
+// foreignAnswer reports whether a 200 on port comes from another
+// inference server than the one under pid. It looks on every answer: the
+// server's own tree holding the port makes it ours; otherwise (held
+// outside the tree, or not told) it is foreign when another inference
+// server listens on the port. Finding that listener reads every process's
+// descriptors, so it is looked for again only when the last one found no
+// longer holds the port.
 func (c *portCheck) foreignAnswer(m *monitor, port, pid int) bool {
-	if c.checked && !c.foreign {
-		return false
-	}
 	fsys := m.deps.Proc
 	tree, err := fsys.Tree(pid)
-	held := procstat.HolderUnknown
-	if err == nil {
-		held = fsys.PortHolder(port, tree)
+	if err == nil && fsys.PortHolder(port, tree) == procstat.HolderTree {
+		c.other, c.server = 0, false
+		return false
 	}
-	switch {
-	case held != procstat.HolderOther:
-		c.foreign = false
-	case !c.checked:
-		if other := fsys.PortListener(port, tree); other > 0 && classify.DetectCommand(m.deps.Procs.Cmdline(other)) != "" {
-			c.foreign = true
-			m.note(fmt.Sprintf("port %d answers 200 but is held by another server, pid %d (%s): its answers do not count", port, other, m.deps.Procs.CmdlineText(other)))
-		}
+	if c.other == 0 || fsys.PortHolder(port, []int{c.other}) != procstat.HolderTree {
+		c.other = fsys.PortListener(port, tree)
+		c.server = c.other > 0 && classify.DetectCommand(m.deps.Procs.Cmdline(c.other)) != ""
 	}
-	c.checked = true
-	return c.foreign
+	if !c.server {
+		return false
+	}
+	if c.named != c.other {
+		c.named = c.other
+		m.note(fmt.Sprintf("port %d answers 200 but is held by another server, pid %d (%s): its answers do not count", port, c.other, m.deps.Procs.CmdlineText(c.other)))
+	}
+	return true
 }
 
 // localPort returns the port of a base URL on this host (loopback, the
