@@ -13,8 +13,8 @@
 //     (how long before it the first fatal line came is shown too);
 //   - stalled and timeout endings depend on windows and are left out.
 //
-// It prints each run's latency, then per kind of ending the median and the
-// maximum.
+// It prints each run's latency, then per kind of ending the median, the
+// p99 and the maximum.
 //
 //	go build -o /tmp/vigil ./cmd/vigil
 //	go run ./bench/latency -vigil /tmp/vigil testdata/scenarios/shared/*.json
@@ -28,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -92,10 +93,10 @@ func main() {
 			continue
 		}
 		all = append(all, ls...)
-		fmt.Printf("%-10s n=%-3d median %7.1f ms  max %7.1f ms\n", k, len(ls), ms(median(ls)), ms(slices.Max(ls)))
+		fmt.Printf("%-10s n=%-3d median %7.1f ms  p99 %7.1f ms  max %7.1f ms\n", k, len(ls), ms(quantile(ls, 0.5)), ms(quantile(ls, 0.99)), ms(slices.Max(ls)))
 	}
 	if len(all) > 0 {
-		fmt.Printf("%-10s n=%-3d median %7.1f ms  max %7.1f ms\n", "all", len(all), ms(median(all)), ms(slices.Max(all)))
+		fmt.Printf("%-10s n=%-3d median %7.1f ms  p99 %7.1f ms  max %7.1f ms\n", "all", len(all), ms(quantile(all, 0.5)), ms(quantile(all, 0.99)), ms(slices.Max(all)))
 	}
 }
 
@@ -341,10 +342,13 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func median(ds []time.Duration) time.Duration {
+// quantile is the nearest-rank q-quantile: with fewer than 100 runs the
+// p99 is the maximum.
+func quantile(ds []time.Duration, q float64) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	return s[len(s)/2]
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

@@ -178,6 +178,9 @@ func (j *Judge) Progress() *classify.Progress { return j.progress }
 // LastLine is the last meaningful line of output.
 func (j *Judge) LastLine() string { return j.lastMeaning }
 
+// Up reports whether a ready or listening line has been seen.
+func (j *Judge) Up() bool { return j.upSaid }
+
 // HealthNow is the latest health probe result.
 func (j *Judge) HealthNow() observe.Health { return j.health }
 

@@ -133,6 +133,7 @@ type monitor struct {
 	activity chan observe.Activity
 	exit     chan observe.Exit
 	notes    chan string
+	nudge    chan struct{} // the session asks the prober for a probe now
 
 	// follower reads the log file (nil: no file); logDone is closed when
 	// it has returned, every line it read handed to the session.
@@ -159,6 +160,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		activity: make(chan observe.Activity, 16),
 		exit:     make(chan observe.Exit, 1),
 		notes:    make(chan string, 16),
+		nudge:    make(chan struct{}, 1),
 		logDone:  make(chan struct{}),
 	}
 	if deps.GPU != nil {
@@ -216,6 +218,7 @@ func (m *monitor) session() *Session {
 		Sink:   func(e observe.Event) { m.sink.Event(e, m.status(e.At)) },
 		OnTick: func(now time.Time) { m.sink.Tick(m.status(now)) },
 		Smoke:  m.spec.Smoke,
+		Nudge:  m.nudge,
 	}
 }
 

@@ -327,3 +327,49 @@ func TestRunReadsAFloodedLogToItsEndBeforeTheExit(t *testing.T) {
 		}
 	})
 }
+
+// The ready line nudges the health prober: the 200 that completes
+// readiness is asked for at once, not at the prober's next tick.
+func TestReadyLineProbesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4700
+		proc := procTree(t, pid, "S", 0)
+		log := writeLog(t,
+			"[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')",
+			"[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB")
+		hc := &fakeHealth{code: 503}
+		start := time.Now()
+		spec := Spec{
+			Judge: judge.Config{Server: "sglang", StallAfter: time.Minute, Timeout: time.Hour},
+			Start: start, PID: pid, Log: log, URL: "http://127.0.0.1:30000",
+		}
+		// /health turns 200 as the ready line is written. The follower
+		// polls every 100 ms; the line lands just after its poll at 3.1 s,
+		// past the fast probing after the first 503, between the prober's
+		// ticks at 3.0 s and 3.25 s.
+		const wrote = 3110 * time.Millisecond
+		time.AfterFunc(wrote, func() {
+			hc.set(200)
+			f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer f.Close()
+			fmt.Fprintln(f, "[2026-11-29 10:00:09] The server is fired up and ready to roll!")
+		})
+		out, err := Run(context.Background(), spec, deps(proc, hc), &sink{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := out.Result
+		if r.Verdict != v.Ready {
+			t.Fatalf("verdict %s (%s), want ready", r.Verdict, r.Summary)
+		}
+		// Read at the poll at 3.2 s and probed then: ready at 3.2 s, not
+		// at the prober's next tick.
+		if took := r.At.Sub(start); took != 3200*time.Millisecond {
+			t.Errorf("ready at %s, want 3.2s: when the follower read the line", took)
+		}
+	})
+}

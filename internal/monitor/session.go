@@ -34,6 +34,10 @@ type Session struct {
 	OnTick func(now time.Time)
 	// Tick is how often time-based decisions are checked (default 50 ms).
 	Tick time.Duration
+	// Nudge, when set, is told (without blocking) when the server first
+	// says it is up and when its ready line comes: the health prober
+	// probes at once then rather than at its next tick.
+	Nudge chan<- struct{}
 }
 
 // starvedAfter is how late the loop may run before vigil counts itself
@@ -56,6 +60,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	defer stopSmoke() // before the Wait: a verdict cuts a smoke request short
 	lines := s.Lines
 	lastLoop := s.Now()
+	up := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -92,6 +97,10 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 			server := s.Judge.Server()
 			smoking.Go(func() { smokeDone <- s.Smoke(smokeCtx, server) })
 		}
+		if !up && s.Judge.Up() {
+			up = true
+			s.nudge()
+		}
 		now := s.Now()
 		// The loop runs at least every tick; a much longer gap means vigil
 		// itself got no CPU, which must not look like the server stalling.
@@ -125,8 +134,18 @@ func (s *Session) drainLines(lines *<-chan logline.Line) {
 	}
 }
 
+func (s *Session) nudge() {
+	select {
+	case s.Nudge <- struct{}{}:
+	default:
+	}
+}
+
 func (s *Session) flush() {
 	for _, e := range s.Judge.Events() {
+		if e.Kind() == observe.KindReadyLine {
+			s.nudge()
+		}
 		if s.Sink != nil {
 			s.Sink(e)
 		}

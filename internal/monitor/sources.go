@@ -294,12 +294,12 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	}
 	port, local := localPort(m.spec.URL)
 	if !local || pid <= 0 {
-		p.Run(ctx, m.health)
+		p.RunNudged(ctx, m.health, m.nudge)
 		return
 	}
 	probes := make(chan observe.Health, 1)
 	done := make(chan struct{})
-	go func() { defer close(done); p.Run(ctx, probes) }()
+	go func() { defer close(done); p.RunNudged(ctx, probes, m.nudge) }()
 	defer func() { <-done }()
 	var holder portCheck
 	for {
