@@ -61,7 +61,7 @@ func New(base, path string) *Prober {
 			Transport:     &http.Transport{DisableKeepAlives: true, Proxy: nil},
 			CheckRedirect: SameHostRedirects,
 		},
-		URL:      base + path,
+		URL:          base + path,
 		Interval:     250 * time.Millisecond,
 		Timeout:      2 * time.Second,
 		FastInterval: 25 * time.Millisecond,
