@@ -40,6 +40,11 @@ type Session struct {
 	Nudge chan<- struct{}
 }
 
+// failingTick is how often time is checked once a fatal line is in: the
+// judge waits only a short quiet after one whose evidence is complete, and
+// the regular tick would add up to its whole period to that.
+const failingTick = 10 * time.Millisecond
+
 // starvedAfter is how late the loop may run before vigil counts itself
 // starved.
 const starvedAfter = time.Second
@@ -60,7 +65,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	defer stopSmoke() // before the Wait: a verdict cuts a smoke request short
 	lines := s.Lines
 	lastLoop := s.Now()
-	up := false
+	up, fastTick := false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -109,7 +114,10 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 		}
 		lastLoop = now
 		r := s.Judge.Tick(now)
-		s.flush()
+		if s.flush() && !fastTick && failingTick < tick {
+			fastTick = true
+			t.Reset(failingTick)
+		}
 		if r == nil && s.OnTick != nil {
 			s.OnTick(now)
 		}
@@ -141,13 +149,19 @@ func (s *Session) nudge() {
 	}
 }
 
-func (s *Session) flush() {
+// flush hands the judge's events to the sink and reports whether one of
+// them says the startup is failing.
+func (s *Session) flush() (failing bool) {
 	for _, e := range s.Judge.Events() {
-		if e.Kind() == observe.KindReadyLine {
+		switch e.Kind() {
+		case observe.KindReadyLine:
 			s.nudge()
+		case observe.KindFailing:
+			failing = true
 		}
 		if s.Sink != nil {
 			s.Sink(e)
 		}
 	}
+	return failing
 }
