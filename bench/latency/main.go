@@ -7,8 +7,10 @@
 //
 //   - ready: the later of the first health 200 and the ready line (when
 //     the scenario prints one);
-//   - fatal line: the first line that a fatal catalogue rule matches,
-//     when vigil decided failed before the process ended;
+//   - fatal line: when vigil decided failed before the process ended, the
+//     last line written before the verdict, which completed the evidence
+//     of the first line a fatal catalogue rule matches (how long after
+//     that first line it came is shown too);
 //   - exit, signal: the process's end, when it came before the verdict
 //     (how long before it the first fatal line came is shown too);
 //   - stalled and timeout endings depend on windows and are left out.
@@ -201,7 +203,19 @@ func measure(self, vigil, path string, sc *scenario.Scenario) (result, error) {
 				r.note = fmt.Sprintf("(first fatal line %.1f ms before the end)", ms(tr.end.Sub(fatal)))
 			}
 		case !fatal.IsZero():
-			r.kind, decisive = "fatal line", fatal
+			// Decided while the process ran: the evidence was complete
+			// with the last line written before the verdict (the first
+			// fatal line, or the rest of its traceback or echoes).
+			last := fatal
+			for _, l := range tr.lines {
+				if l.at.Before(verdictAt) && l.at.After(last) {
+					last = l.at
+				}
+			}
+			r.kind, decisive = "fatal line", last
+			if last.After(fatal) {
+				r.note = fmt.Sprintf("(first fatal line %.1f ms before the last line)", ms(last.Sub(fatal)))
+			}
 		}
 	default:
 		return result{}, fmt.Errorf("verdict %s: not measured", verdict)
