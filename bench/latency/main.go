@@ -7,14 +7,16 @@
 //
 //   - ready: the later of the first health 200 and the ready line (when
 //     the scenario prints one);
-//   - fatal line: the first line that a fatal catalogue rule matches,
-//     when vigil decided failed before the process ended;
+//   - fatal line: when vigil decided failed before the process ended, the
+//     last line written before the verdict, which completed the evidence
+//     of the first line a fatal catalogue rule matches (how long after
+//     that first line it came is shown too);
 //   - exit, signal: the process's end, when it came before the verdict
 //     (how long before it the first fatal line came is shown too);
 //   - stalled and timeout endings depend on windows and are left out.
 //
-// It prints each run's latency, then per kind of ending the median and the
-// maximum.
+// It prints each run's latency, then per kind of ending the median, the
+// p99 and the maximum.
 //
 //	go build -o /tmp/vigil ./cmd/vigil
 //	go run ./bench/latency -vigil /tmp/vigil testdata/scenarios/shared/*.json
@@ -28,6 +30,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -92,10 +95,10 @@ func main() {
 			continue
 		}
 		all = append(all, ls...)
-		fmt.Printf("%-10s n=%-3d median %7.1f ms  max %7.1f ms\n", k, len(ls), ms(median(ls)), ms(slices.Max(ls)))
+		fmt.Printf("%-10s n=%-3d median %7.1f ms  p99 %7.1f ms  max %7.1f ms\n", k, len(ls), ms(quantile(ls, 0.5)), ms(quantile(ls, 0.99)), ms(slices.Max(ls)))
 	}
 	if len(all) > 0 {
-		fmt.Printf("%-10s n=%-3d median %7.1f ms  max %7.1f ms\n", "all", len(all), ms(median(all)), ms(slices.Max(all)))
+		fmt.Printf("%-10s n=%-3d median %7.1f ms  p99 %7.1f ms  max %7.1f ms\n", "all", len(all), ms(quantile(all, 0.5)), ms(quantile(all, 0.99)), ms(slices.Max(all)))
 	}
 }
 
@@ -200,7 +203,19 @@ func measure(self, vigil, path string, sc *scenario.Scenario) (result, error) {
 				r.note = fmt.Sprintf("(first fatal line %.1f ms before the end)", ms(tr.end.Sub(fatal)))
 			}
 		case !fatal.IsZero():
-			r.kind, decisive = "fatal line", fatal
+			// Decided while the process ran: the evidence was complete
+			// with the last line written before the verdict (the first
+			// fatal line, or the rest of its traceback or echoes).
+			last := fatal
+			for _, l := range tr.lines {
+				if l.at.Before(verdictAt) && l.at.After(last) {
+					last = l.at
+				}
+			}
+			r.kind, decisive = "fatal line", last
+			if last.After(fatal) {
+				r.note = fmt.Sprintf("(first fatal line %.1f ms before the last line)", ms(last.Sub(fatal)))
+			}
 		}
 	default:
 		return result{}, fmt.Errorf("verdict %s: not measured", verdict)
@@ -341,10 +356,13 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func median(ds []time.Duration) time.Duration {
+// quantile is the nearest-rank q-quantile: with fewer than 100 runs the
+// p99 is the maximum.
+func quantile(ds []time.Duration, q float64) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	return s[len(s)/2]
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

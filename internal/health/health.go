@@ -31,6 +31,13 @@ type Prober struct {
 	URL      string
 	Interval time.Duration
 	Timeout  time.Duration
+	// FastInterval is the probing period for FastFor after a nudge (a
+	// ready or listening line: the 200 that makes the server ready is
+	// likely near) and after the first 503 (the server is up and the flip
+	// to 200 may come any moment), until a probe answers 200. The window
+	// is short so that a server that stays at 503 is not flooded.
+	FastInterval time.Duration
+	FastFor      time.Duration
 	// APIKey, when set, is sent as Authorization: Bearer, for servers
 	// that guard their health route with the key they were given.
 	APIKey string
@@ -46,16 +53,19 @@ const StateAuth observe.HealthState = "auth"
 const MaxBody = 4096
 
 // New returns a prober for base+path with vigil's defaults: a probe every
-// 250 ms, each allowed 2 s.
+// 250 ms, each allowed 2 s; every 25 ms for 2 s after a nudge or the first
+// 503.
 func New(base, path string) *Prober {
 	return &Prober{
 		Client: &http.Client{
 			Transport:     &http.Transport{DisableKeepAlives: true, Proxy: nil},
 			CheckRedirect: SameHostRedirects,
 		},
-		URL:      base + path,
-		Interval: 250 * time.Millisecond,
-		Timeout:  2 * time.Second,
+		URL:          base + path,
+		Interval:     250 * time.Millisecond,
+		Timeout:      2 * time.Second,
+		FastInterval: 25 * time.Millisecond,
+		FastFor:      2 * time.Second,
 	}
 }
 
@@ -127,9 +137,27 @@ func Classify(code int) observe.Health {
 // Run probes every Interval and sends each result until ctx ends. A slow
 // reader of out never slows the probes down: results are dropped instead.
 func (p *Prober) Run(ctx context.Context, out chan<- observe.Health) {
-	t := time.NewTicker(p.Interval)
-	defer t.Stop()
+	p.RunNudged(ctx, out, nil)
+}
+
+// RunNudged is Run where a value on nudge makes the next probe go at once
+// and the ones after it every FastInterval for FastFor (or until a 200):
+// a ready or listening line means the answer that decides readiness is
+// near, and waiting for the next tick would only delay the verdict.
+func (p *Prober) RunNudged(ctx context.Context, out chan<- observe.Health, nudge <-chan struct{}) {
+	next := time.NewTimer(0)
+	defer next.Stop()
+	var fastUntil time.Time
+	sawStarting := false
 	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-next.C:
+		case <-nudge:
+			fastUntil = time.Now().Add(p.FastFor)
+		}
+		began := time.Now()
 		h := p.Probe(ctx)
 		if ctx.Err() != nil {
 			return
@@ -138,11 +166,19 @@ func (p *Prober) Run(ctx context.Context, out chan<- observe.Health) {
 		case out <- h:
 		default:
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+		switch {
+		case h.State == observe.HealthOK:
+			fastUntil = time.Time{}
+		case h.State == observe.HealthStarting && !sawStarting:
+			sawStarting = true
+			fastUntil = time.Now().Add(p.FastFor)
 		}
+		// The period runs from the probe's start, as a ticker's would.
+		period := p.Interval
+		if p.FastInterval > 0 && time.Now().Before(fastUntil) {
+			period = p.FastInterval
+		}
+		next.Reset(max(0, time.Until(began.Add(period))))
 	}
 }
 

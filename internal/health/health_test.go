@@ -2,10 +2,16 @@ package health
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"vigil/internal/observe"
@@ -63,22 +69,102 @@ func TestProbeStates(t *testing.T) {
 	}
 }
 
+// scripted answers each probe with the next status of its script (the
+// last one repeats) and notes when each probe came, on the bubble's clock.
+type scripted struct {
+	mu    sync.Mutex
+	codes []int
+	at    []time.Duration
+	start time.Time
+}
+
+func (f *scripted) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.at = append(f.at, time.Since(f.start))
+	code := f.codes[min(len(f.at), len(f.codes))-1]
+	return &http.Response{StatusCode: code, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+}
+
+func (f *scripted) times() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.at)
+}
+
 func TestRunStopsWithContext(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
-	defer srv.Close()
-	p := New(srv.URL, "/health")
-	p.Interval = 10 * time.Millisecond
-	out := make(chan observe.Health, 100)
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	done := make(chan struct{})
-	go func() { p.Run(ctx, out); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after its context ended")
+	synctest.Test(t, func(t *testing.T) {
+		f := &scripted{codes: []int{503}, start: time.Now()}
+		p := New("http://127.0.0.1:1", "/health")
+		p.Client.Transport = f
+		out := make(chan observe.Health, 100)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		p.Run(ctx, out) // returns only when ctx ends: the bubble would deadlock otherwise
+		if len(out) == 0 {
+			t.Error("no probe results")
+		}
+	})
+}
+
+// The prober's schedule: every Interval; after a nudge at once and then
+// every FastInterval until a 200 or FastFor has passed; the same after the
+// first 503, and not again after later ones.
+func TestRunNudgedSchedule(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	cases := []struct {
+		name    string
+		codes   []int
+		nudgeAt time.Duration // 0: never
+		until   time.Duration
+		want    []time.Duration
+	}{
+		{"refused, no nudge: every 250 ms", []int{0}, 0, ms(800),
+			[]time.Duration{0, ms(250), ms(500), ms(750)}},
+		{"a nudge probes at once, then fast until a 200", []int{0, 0, 0, 503, 200}, ms(300), ms(800),
+			[]time.Duration{0, ms(250), ms(300), ms(325), ms(350), ms(600)}},
+		{"the first 503 probes fast, until a 200", []int{503, 503, 200}, 0, ms(600),
+			[]time.Duration{0, ms(25), ms(50), ms(300), ms(550)}},
+		{"fast for 2 s at most", []int{503}, 0, ms(2600),
+			append(steps(0, ms(25), 80), ms(2000), ms(2250), ms(2500))},
 	}
-	if len(out) == 0 {
-		t.Error("no probe results")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := &scripted{codes: tc.codes, start: time.Now()}
+				p := New("http://127.0.0.1:1", "/health")
+				p.Client.Transport = refusing{f}
+				nudge := make(chan struct{}, 1)
+				ctx, cancel := context.WithTimeout(context.Background(), tc.until)
+				defer cancel()
+				if tc.nudgeAt > 0 {
+					time.AfterFunc(tc.nudgeAt, func() { nudge <- struct{}{} })
+				}
+				p.RunNudged(ctx, make(chan observe.Health, 1000), nudge)
+				if got := f.times(); !slices.Equal(got, tc.want) {
+					t.Errorf("probes at\n%v\nwant\n%v", got, tc.want)
+				}
+			})
+		})
 	}
+}
+
+// steps is n times from start, every d.
+func steps(start, d time.Duration, n int) []time.Duration {
+	var out []time.Duration
+	for i := range n {
+		out = append(out, start+time.Duration(i)*d)
+	}
+	return out
+}
+
+// refusing turns a scripted 0 into a refused connection.
+type refusing struct{ f *scripted }
+
+func (r refusing) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, _ := r.f.RoundTrip(req)
+	if resp.StatusCode == 0 {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	}
+	return resp, nil
 }

@@ -57,6 +57,13 @@ type Config struct {
 // judge decides, so that the rest of a traceback belongs to the evidence.
 const Settle = 700 * time.Millisecond
 
+// SettleShort is the quiet that ends the wait after a fatal line when a
+// rule names the cause and the last line closes its evidence (a
+// traceback's final exception line, a complete log record): the rest of a
+// burst arrives with it. The long Settle is for evidence that may
+// continue, and for echoes without a cause, whose root may come later.
+const SettleShort = 50 * time.Millisecond
+
 // SettleMax bounds the wait after a fatal line for a server that keeps
 // printing.
 const SettleMax = 3 * time.Second
@@ -95,6 +102,7 @@ type Judge struct {
 
 	lastProgress time.Time
 	lastLineAt   time.Time
+	evidenceOpen bool // the last line may be continued (see evidenceOpen)
 	lastMeaning  string
 	progress     *classify.Progress
 	seq          int
@@ -178,6 +186,9 @@ func (j *Judge) Progress() *classify.Progress { return j.progress }
 // LastLine is the last meaningful line of output.
 func (j *Judge) LastLine() string { return j.lastMeaning }
 
+// Up reports whether a ready or listening line has been seen.
+func (j *Judge) Up() bool { return j.upSaid }
+
 // HealthNow is the latest health probe result.
 func (j *Judge) HealthNow() observe.Health { return j.health }
 
@@ -212,6 +223,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		}
 	}
 	c := j.prof.Classify(l.Text)
+	j.evidenceOpen = evidenceOpen(l, c.Msg)
 	if !classify.IsWaiting(c.Msg) {
 		j.lastProgress = now
 	}
@@ -292,6 +304,15 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Exception || (c.Failure != nil && c.Failure.Cause != "") {
 		j.signals = append(j.signals, s)
 	}
+}
+
+// evidenceOpen reports whether more of an error's evidence may follow a
+// line: a traceback's header or frames (indented), a line that announces
+// more (ending in ':'), the blank line between chained tracebacks, or an
+// unterminated line.
+func evidenceOpen(l logline.Line, msg string) bool {
+	t := strings.TrimRight(msg, " \t\r")
+	return l.Partial || t == "" || strings.HasSuffix(t, ":") || strings.HasPrefix(msg, " ") || strings.HasPrefix(msg, "\t")
 }
 
 func (j *Judge) sayUp(now time.Time) {
@@ -538,7 +559,11 @@ func (j *Judge) decide(now time.Time) *observe.Result {
 		return j.failure(now)
 	}
 	j.checkSlowPhase(now)
-	if !j.fatalAt.IsZero() && (now.Sub(j.lastLineAt) >= Settle || now.Sub(j.fatalAt) >= SettleMax) {
+	settle := Settle
+	if !j.evidenceOpen && j.hasCause() {
+		settle = SettleShort
+	}
+	if !j.fatalAt.IsZero() && (now.Sub(j.lastLineAt) >= settle || now.Sub(j.fatalAt) >= SettleMax) {
 		return j.failure(now)
 	}
 	if r := j.readiness(now); r != nil {

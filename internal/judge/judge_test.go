@@ -104,7 +104,7 @@ func TestVerdicts(t *testing.T) {
 				ln(2.1, "[2026-11-29 10:00:02] Received sigquit from a child process. It usually means the child failed."),
 				ex(2.3, observe.Exit{Signal: "SIGKILL"}),
 			},
-			end: 20, verdict: v.Failed, cause: v.GPUOOM, phase: v.KVCache, from: 2.3, to: 2.4,
+			end: 20, verdict: v.Failed, cause: v.GPUOOM, phase: v.KVCache, from: 2.05, to: 2.1,
 			evidence: "Not enough memory",
 		},
 		{
@@ -118,13 +118,33 @@ func TestVerdicts(t *testing.T) {
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
 		},
 		{
-			name: "a fatal line decides once the log settles, before the exit", cfg: sg,
+			name: "a fatal line whose evidence is complete decides after a short quiet, before the exit", cfg: sg,
 			steps: []step{
 				ln(1, "[2026-11-29 10:00:01] INFO:     Application startup complete."),
 				ln(1.1, "[2026-11-29 10:00:01] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use"),
 				ln(1.2, "[2026-11-29 10:00:01] INFO:     Waiting for application shutdown."),
 			},
-			end: 20, verdict: v.Failed, cause: v.PortInUse, phase: v.Serving, from: 1.85, to: 2.0,
+			end: 20, verdict: v.Failed, cause: v.PortInUse, phase: v.Serving, from: 1.15, to: 1.2,
+		},
+		{
+			name: "a blank line after the exception may open a chained traceback: the long settle", cfg: sg,
+			steps: []step{
+				ln(0.5, "[2026-11-29 10:00:01 TP0] Load weight end. type=Qwen2, avail mem=14 GB"),
+				ln(1, "[2026-11-29 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):"),
+				ln(1, `  File "/x/model_runner.py", line 752, in init_memory_pool`),
+				ln(1, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."),
+				ln(1, ""),
+			},
+			end: 20, verdict: v.Failed, cause: v.GPUOOM, phase: v.KVCache, from: 1.7, to: 1.75,
+		},
+		{
+			name: "an open traceback keeps the long settle", cfg: sg,
+			steps: []step{
+				ln(0.5, "[2026-11-29 10:00:01 TP0] Load weight end. type=Qwen2, avail mem=14 GB"),
+				ln(1, "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."),
+				ln(1, "[2026-11-29 10:00:02 TP1] Scheduler hit an exception: Traceback (most recent call last):"),
+			},
+			end: 20, verdict: v.Failed, cause: v.GPUOOM, phase: v.KVCache, from: 1.7, to: 1.75,
 		},
 		{
 			name: "an unknown traceback then exit 1 is an exception", cfg: vl,

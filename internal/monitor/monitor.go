@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"vigil/internal/follow"
 	"vigil/internal/gpu"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
@@ -132,11 +133,12 @@ type monitor struct {
 	activity chan observe.Activity
 	exit     chan observe.Exit
 	notes    chan string
+	nudge    chan struct{} // the session asks the prober for a probe now
 
-	// emitted is how far into the log the delivered lines reach; drained
-	// is signalled each time it moves.
-	emitted atomic.Int64
-	drained chan struct{}
+	// follower reads the log file (nil: no file); logDone is closed when
+	// it has returned, every line it read handed to the session.
+	follower *follow.Follower
+	logDone  chan struct{}
 
 	rss  atomic.Int64 // the tree's resident memory at the last sample
 	seen seenProcs
@@ -158,9 +160,9 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		activity: make(chan observe.Activity, 16),
 		exit:     make(chan observe.Exit, 1),
 		notes:    make(chan string, 16),
-		drained:  make(chan struct{}, 1),
+		nudge:    make(chan struct{}, 1),
+		logDone:  make(chan struct{}),
 	}
-	m.emitted.Store(spec.Offset)
 	if deps.GPU != nil {
 		// An nvidia-smi still running when vigil exits would outlive it.
 		defer deps.GPU.Wait(2 * time.Second)
@@ -189,6 +191,7 @@ func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
 	if s.Unit != nil {
 		g.Go(func() error { m.followJournal(ctx, *s.Unit); return nil })
 	} else if s.Log != "" {
+		m.follower = m.newFollower()
 		g.Go(func() error { m.followLog(ctx); return nil })
 		g.Go(func() error { m.watchDisk(ctx); return nil })
 	}
@@ -215,6 +218,7 @@ func (m *monitor) session() *Session {
 		Sink:   func(e observe.Event) { m.sink.Event(e, m.status(e.At)) },
 		OnTick: func(now time.Time) { m.sink.Tick(m.status(now)) },
 		Smoke:  m.spec.Smoke,
+		Nudge:  m.nudge,
 	}
 }
 

@@ -75,7 +75,7 @@ func (s *sink) Note(_ time.Time, format string, a ...any) {
 func (s *sink) Tick(render.Status) {}
 
 // procTree writes a /proc fixture with one process in state.
-func procTree(t *testing.T, pid int, state string, waitStatus int) string {
+func procTree(t testing.TB, pid int, state string, waitStatus int) string {
 	t.Helper()
 	root := t.TempDir()
 	writeStat(t, root, pid, state, waitStatus)
@@ -90,7 +90,7 @@ func procTree(t *testing.T, pid int, state string, waitStatus int) string {
 
 // writeStat writes /proc/PID/stat: 52 fields, state in field 3, the exit
 // status in field 52.
-func writeStat(t *testing.T, root string, pid int, state string, waitStatus int) {
+func writeStat(t testing.TB, root string, pid int, state string, waitStatus int) {
 	t.Helper()
 	f := make([]string, 52)
 	for i := range f {
@@ -281,6 +281,95 @@ func TestRunJudgesTheLinesBeforeTheExit(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(s.notes, "\n"), "stopping the server's process group (pid 4300)") {
 			t.Errorf("notes %q", s.notes)
+		}
+	})
+}
+
+// A launched server floods its log, then writes a traceback whose last
+// line has no newline yet, and dies: every byte is read before the exit is
+// judged, however many there are, and at once (no clock decides when
+// reading is over), so the cause and evidence are the traceback's.
+func TestRunReadsAFloodedLogToItsEndBeforeTheExit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4400
+		proc := procTree(t, pid, "S", 0)
+		var b strings.Builder
+		b.WriteString("[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')\n")
+		const flood = "[2026-11-29 10:00:05 TP0] Decode batch. #running-req: 1, #token: 100, token usage: 0.00, gen throughput (token/s): 50.00, #queue-req: 0\n"
+		for range 40000 { // 5 MB: more than the lines channel and many read rounds hold
+			b.WriteString(flood)
+		}
+		b.WriteString("[2026-11-29 10:00:06 TP0] Scheduler hit an exception: Traceback (most recent call last):\n")
+		b.WriteString("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+		log := filepath.Join(t.TempDir(), "server.log")
+		if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := &fakeProcess{done: make(chan struct{}), exit: observe.Exit{Code: 1}}
+		close(p.done)
+		spec := Spec{
+			Judge: judge.Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour},
+			Start: time.Now(), PID: pid, Proc: p, Log: log, URL: "http://127.0.0.1:30000",
+		}
+		out, err := Run(context.Background(), spec, deps(proc, &fakeHealth{}), &sink{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := out.Result
+		if r.Verdict != v.Failed || r.Cause != v.GPUOOM {
+			t.Fatalf("got %s/%s (%s), want failed/gpu_oom", r.Verdict, r.Cause, r.Summary)
+		}
+		if !strings.Contains(strings.Join(r.Evidence, "\n"), "RuntimeError: Not enough memory") {
+			t.Errorf("the traceback's last line is not in the evidence: %q", r.Evidence)
+		}
+		if took := r.At.Sub(spec.Start); took > 100*time.Millisecond {
+			t.Errorf("decided %s after the exit; the end of the file, not a clock, must end the reading", took)
+		}
+	})
+}
+
+// The ready line nudges the health prober: the 200 that completes
+// readiness is asked for at once, not at the prober's next tick.
+func TestReadyLineProbesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pid = 4700
+		proc := procTree(t, pid, "S", 0)
+		log := writeLog(t,
+			"[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')",
+			"[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB")
+		hc := &fakeHealth{code: 503}
+		start := time.Now()
+		spec := Spec{
+			Judge: judge.Config{Server: "sglang", StallAfter: time.Minute, Timeout: time.Hour},
+			Start: start, PID: pid, Log: log, URL: "http://127.0.0.1:30000",
+		}
+		// /health turns 200 as the ready line is written. The follower
+		// polls every 100 ms; the line lands just after its poll at 3.1 s,
+		// past the fast probing after the first 503, between the prober's
+		// ticks at 3.0 s and 3.25 s.
+		const wrote = 3110 * time.Millisecond
+		time.AfterFunc(wrote, func() {
+			hc.set(200)
+			f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer f.Close()
+			fmt.Fprintln(f, "[2026-11-29 10:00:09] The server is fired up and ready to roll!")
+		})
+		out, err := Run(context.Background(), spec, deps(proc, hc), &sink{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := out.Result
+		if r.Verdict != v.Ready {
+			t.Fatalf("verdict %s (%s), want ready", r.Verdict, r.Summary)
+		}
+		// Read at the poll at 3.2 s and probed then: ready at 3.2 s, not
+		// at the prober's next tick.
+		if took := r.At.Sub(start); took != 3200*time.Millisecond {
+			t.Errorf("ready at %s, want 3.2s: when the follower read the line", took)
 		}
 	})
 }

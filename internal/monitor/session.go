@@ -34,7 +34,16 @@ type Session struct {
 	OnTick func(now time.Time)
 	// Tick is how often time-based decisions are checked (default 50 ms).
 	Tick time.Duration
+	// Nudge, when set, is told (without blocking) when the server first
+	// says it is up and when its ready line comes: the health prober
+	// probes at once then rather than at its next tick.
+	Nudge chan<- struct{}
 }
+
+// failingTick is how often time is checked once a fatal line is in: the
+// judge waits only a short quiet after one whose evidence is complete, and
+// the regular tick would add up to its whole period to that.
+const failingTick = 10 * time.Millisecond
 
 // starvedAfter is how late the loop may run before vigil counts itself
 // starved.
@@ -56,6 +65,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	defer stopSmoke() // before the Wait: a verdict cuts a smoke request short
 	lines := s.Lines
 	lastLoop := s.Now()
+	up, fastTick := false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -92,6 +102,10 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 			server := s.Judge.Server()
 			smoking.Go(func() { smokeDone <- s.Smoke(smokeCtx, server) })
 		}
+		if !up && s.Judge.Up() {
+			up = true
+			s.nudge()
+		}
 		now := s.Now()
 		// The loop runs at least every tick; a much longer gap means vigil
 		// itself got no CPU, which must not look like the server stalling.
@@ -100,7 +114,10 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 		}
 		lastLoop = now
 		r := s.Judge.Tick(now)
-		s.flush()
+		if s.flush() && !fastTick && failingTick < tick {
+			fastTick = true
+			t.Reset(failingTick)
+		}
 		if r == nil && s.OnTick != nil {
 			s.OnTick(now)
 		}
@@ -125,10 +142,26 @@ func (s *Session) drainLines(lines *<-chan logline.Line) {
 	}
 }
 
-func (s *Session) flush() {
+func (s *Session) nudge() {
+	select {
+	case s.Nudge <- struct{}{}:
+	default:
+	}
+}
+
+// flush hands the judge's events to the sink and reports whether one of
+// them says the startup is failing.
+func (s *Session) flush() (failing bool) {
 	for _, e := range s.Judge.Events() {
+		switch e.Kind() {
+		case observe.KindReadyLine:
+			s.nudge()
+		case observe.KindFailing:
+			failing = true
+		}
 		if s.Sink != nil {
 			s.Sink(e)
 		}
 	}
+	return failing
 }

@@ -78,3 +78,32 @@ func TestCancel(t *testing.T) {
 		}
 	})
 }
+
+// A fatal line whose evidence is complete is decided the judge's short
+// quiet after it, to within the session's fast tick once a startup is
+// failing, not its regular 50 ms one.
+func TestFatalLineDecidedSoonAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		j := judge.New(judge.Config{Server: "sglang", StallAfter: time.Minute, Timeout: time.Hour}, start)
+		lines := make(chan logline.Line, 16)
+		s := &Session{Judge: j, Now: time.Now, Lines: lines}
+		const at = 1234 * time.Millisecond
+		go func() {
+			lines <- logline.Line{Text: "[2026-11-29 10:00:01] INFO:     Application startup complete."}
+			time.Sleep(at)
+			lines <- logline.Line{Text: "[2026-11-29 10:00:01] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use"}
+		}()
+		r, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Cause != v.PortInUse {
+			t.Fatalf("cause %s (%s), want port_in_use", r.Cause, r.Summary)
+		}
+		took := r.At.Sub(start) - at
+		if took < judge.SettleShort || took > judge.SettleShort+failingTick {
+			t.Errorf("decided %s after the fatal line, want within %s of %s", took, failingTick, judge.SettleShort)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -20,25 +19,21 @@ import (
 	"vigil/internal/procstat"
 )
 
-// followLog feeds the log file from the spec's offset into the session and
-// records how far into the file the delivered lines reach.
+// followLog feeds the log file from the spec's offset into the session
+// until ctx ends or the server's exit stops the follower.
 func (m *monitor) followLog(ctx context.Context) {
-	f := follow.New(m.spec.Log, follow.Options{Offset: m.spec.Offset, Poll: 100 * time.Millisecond, WaitForFile: m.spec.WaitForFile, PollOnly: m.deps.PollOnly,
-		OnEvent: func(e follow.Event) { m.note(e.Msg) }})
-	_ = f.Run(ctx, func(l logline.Line) {
+	defer close(m.logDone)
+	_ = m.follower.Run(ctx, func(l logline.Line) {
 		select {
 		case m.lines <- l:
 		case <-ctx.Done():
-			return
-		}
-		if !l.Partial {
-			m.emitted.Store(l.Offset + int64(len(l.Text)) + l.Cut)
-			select {
-			case m.drained <- struct{}{}:
-			default:
-			}
 		}
 	})
+}
+
+func (m *monitor) newFollower() *follow.Follower {
+	return follow.New(m.spec.Log, follow.Options{Offset: m.spec.Offset, Poll: 100 * time.Millisecond, WaitForFile: m.spec.WaitForFile, PollOnly: m.deps.PollOnly,
+		OnEvent: func(e follow.Event) { m.note(e.Msg) }})
 }
 
 // followJournal feeds the unit's current activation from the journal.
@@ -58,44 +53,32 @@ func (m *monitor) followJournal(ctx context.Context, u Unit) {
 	}
 }
 
-// drainBound is how long an exit waits for the log to be read to its end:
-// a log that cannot be (a full disk, a huge backlog) must not hold the
-// verdict for long.
-const drainBound = 2 * time.Second
+// journalCatchUp is how long an exit waits for the journal, which has no
+// end to read to, to deliver the server's last lines.
+const journalCatchUp = 300 * time.Millisecond
 
-// waitLogDrained waits until the lines delivered to the judge reach the
-// log's current end, so that a server's exit is judged after the output it
-// wrote before dying. Without a log file (a journal) it gives the journal
-// a moment to catch up.
+// waitLogDrained returns once every line the server wrote before its exit
+// has been handed to the session, so that the exit is judged after them:
+// the follower reads the file to its end, however long that takes (the
+// file is finite once its writer has died; a clock would make the verdict
+// depend on the machine's speed), hands over the unterminated last line,
+// and stops. Without a log file (a journal) it gives the journal a moment
+// to catch up.
 func (m *monitor) waitLogDrained(ctx context.Context) {
-	if m.spec.Log == "" || m.spec.Unit != nil {
-		select {
-		case <-time.After(300 * time.Millisecond):
-		case <-ctx.Done():
+	if m.follower == nil {
+		if m.spec.Unit != nil {
+			select {
+			case <-time.After(journalCatchUp):
+			case <-ctx.Done():
+			}
 		}
 		return
 	}
-	size := fileSize(m.spec.Log)
-	deadline := time.NewTimer(drainBound)
-	defer deadline.Stop()
-	// A line's end offset leaves out its terminator ("\n" or "\r\n").
-	for m.emitted.Load() < size-2 {
-		select {
-		case <-m.drained:
-		case <-deadline.C:
-			return
-		case <-ctx.Done():
-			return
-		}
+	m.follower.Stop()
+	select {
+	case <-m.logDone:
+	case <-ctx.Done():
 	}
-}
-
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // watchExit reports the end of a server vigil launched, once its last
@@ -293,12 +276,12 @@ func (m *monitor) watchDisk(ctx context.Context) {
 // probeHealth polls the health endpoint of the server kind known at the
 // start. It must not ask the judge, which belongs to the session goroutine.
 //
-// With the server's pid (0: unknown), a 200 from a local port is checked
-// once: when the listening socket is held outside the server's process
-// tree by another inference server (an earlier one still on the port),
-// its answers are HealthForeign and a note names it, until the server's
-// own tree holds the port. Any other holder (docker-proxy, a port
-// forward) or one that cannot be told leaves the answers as they are.
+// With the server's pid (0: unknown), every 200 from a local port is
+// checked against the port's holder: when the listening socket is held
+// outside the server's process tree by another inference server (an
+// earlier one still on the port), the answer is HealthForeign and a note
+// names that server. Any other holder (docker-proxy, a port forward) or
+// one that cannot be told leaves the answer as it is.
 func (m *monitor) probeHealth(ctx context.Context) {
 	kind, pid := m.spec.Judge.Server, m.spec.PID
 	path := classify.Lookup(kind).HealthPath
@@ -311,14 +294,14 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	}
 	port, local := localPort(m.spec.URL)
 	if !local || pid <= 0 {
-		p.Run(ctx, m.health)
+		p.RunNudged(ctx, m.health, m.nudge)
 		return
 	}
 	probes := make(chan observe.Health, 1)
 	done := make(chan struct{})
-	go func() { defer close(done); p.Run(ctx, probes) }()
+	go func() { defer close(done); p.RunNudged(ctx, probes, m.nudge) }()
 	defer func() { <-done }()
-	var port1 portCheck
+	var holder portCheck
 	for {
 		var h observe.Health
 		select {
@@ -326,7 +309,7 @@ func (m *monitor) probeHealth(ctx context.Context) {
 			return
 		case h = <-probes:
 		}
-		if h.State == observe.HealthOK && port1.foreignAnswer(m, port, pid) {
+		if h.State == observe.HealthOK && holder.foreignAnswer(m, port, pid) {
 			h.State = observe.HealthForeign
 		}
 		select {
@@ -336,33 +319,39 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	}
 }
 
-// portCheck remembers what the port's holder turned out to be.
-type portCheck struct{ checked, foreign bool }
+// portCheck remembers who else was last found listening on the port.
+type portCheck struct {
+	other  int  // a listener outside the server's tree (0: none found)
+	server bool // other is an inference server
+	named  int  // the pid the last note named
+}
 
-// foreignAnswer reports whether a 200 on port comes from another server
-// than the one under pid. It looks once, and again while the answers are
-// foreign, until the server's own tree holds the port.
+// foreignAnswer reports whether a 200 on port comes from another
+// inference server than the one under pid. It looks on every answer: the
+// server's own tree holding the port makes it ours; otherwise (held
+// outside the tree, or not told) it is foreign when another inference
+// server listens on the port. Finding that listener reads every process's
+// descriptors, so it is looked for again only when the last one found no
+// longer holds the port.
 func (c *portCheck) foreignAnswer(m *monitor, port, pid int) bool {
-	if c.checked && !c.foreign {
-		return false
-	}
 	fsys := m.deps.Proc
 	tree, err := fsys.Tree(pid)
-	held := procstat.HolderUnknown
-	if err == nil {
-		held = fsys.PortHolder(port, tree)
+	if err == nil && fsys.PortHolder(port, tree) == procstat.HolderTree {
+		c.other, c.server = 0, false
+		return false
 	}
-	switch {
-	case held != procstat.HolderOther:
-		c.foreign = false
-	case !c.checked:
-		if other := fsys.PortListener(port, tree); other > 0 && classify.DetectCommand(m.deps.Procs.Cmdline(other)) != "" {
-			c.foreign = true
-			m.note(fmt.Sprintf("port %d answers 200 but is held by another server, pid %d (%s): its answers do not count", port, other, m.deps.Procs.CmdlineText(other)))
-		}
+	if c.other == 0 || fsys.PortHolder(port, []int{c.other}) != procstat.HolderTree {
+		c.other = fsys.PortListener(port, tree)
+		c.server = c.other > 0 && classify.DetectCommand(m.deps.Procs.Cmdline(c.other)) != ""
 	}
-	c.checked = true
-	return c.foreign
+	if !c.server {
+		return false
+	}
+	if c.named != c.other {
+		c.named = c.other
+		m.note(fmt.Sprintf("port %d answers 200 but is held by another server, pid %d (%s): its answers do not count", port, c.other, m.deps.Procs.CmdlineText(c.other)))
+	}
+	return true
 }
 
 // localPort returns the port of a base URL on this host (loopback, the
