@@ -782,6 +782,13 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.RuleID = root.rule.ID
 		r.Summary = summarize(root.rule.Title, root.source, root.msg)
 		r.Hint = expandHint(root.rule.Hint, j.cfg.Argv)
+	case j.exit != nil && j.exit.Signal == "SIGKILL" && j.exit.KernelLogRead && j.exit.OOMRecord == "" && len(j.fatal) == 0:
+		// The kernel's log reaches back to the start and no OOM kill is
+		// in it: someone sent the SIGKILL.
+		r.Cause = v.Crash
+		r.RuleID = "exit.sigkill_outside"
+		r.Summary = "killed by SIGKILL from outside: the kernel log has no OOM-kill record"
+		r.Hint = "something outside the server killed it: a person, a supervisor or orchestrator (a liveness probe, systemd's timeout, a job's time limit); check who sends signals to it"
 	case j.exit != nil && (j.exit.Signal == "SIGKILL" || j.exit.Code == 137 || j.exit.OOMRecord != "") && len(j.fatal) == 0:
 		r.Cause = v.HostOOM
 		r.RuleID = "exit.sigkill"

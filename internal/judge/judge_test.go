@@ -113,6 +113,18 @@ func TestVerdicts(t *testing.T) {
 			end:   20, verdict: v.Failed, cause: v.HostOOM, phase: v.Weights, from: 3, to: 3.1,
 		},
 		{
+			name: "a silent SIGKILL with a readable kernel log and no OOM kill came from outside", cfg: sg,
+			steps: []step{ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"), ex(3, observe.Exit{Signal: "SIGKILL", KernelLogRead: true})},
+			end:   20, verdict: v.Failed, cause: v.Crash, phase: v.Weights, from: 3, to: 3.1,
+			evidence: "killed by SIGKILL",
+		},
+		{
+			name: "an OOM record wins over a readable log", cfg: sg,
+			steps: []step{ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"), ex(3, observe.Exit{Signal: "SIGKILL", KernelLogRead: true, OOMRecord: "Out of memory: Killed process 7 (python3)"})},
+			end:   20, verdict: v.Failed, cause: v.HostOOM, phase: v.Weights, from: 3, to: 3.1,
+			evidence: "Out of memory: Killed process 7",
+		},
+		{
 			name: "an echo alone with the self-kill is a crash, not host_oom", cfg: sg,
 			steps: []step{ln(1, "[2026-11-29 10:00:01] Received sigquit from a child process. It usually means the child failed."), ex(1.2, observe.Exit{Signal: "SIGKILL"})},
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,

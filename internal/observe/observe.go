@@ -55,6 +55,10 @@ type Exit struct {
 	Gone bool
 	// OOMRecord is the kernel's OOM-killer line for the process, if found.
 	OOMRecord string
+	// KernelLogRead is true when the kernel's log was read, reaches back
+	// to the process's start and holds no OOM kill since: a SIGKILL then
+	// came from outside, not from the OOM killer.
+	KernelLogRead bool
 	// Memory describes the tree's memory use just before the end.
 	Memory string
 }
