@@ -51,6 +51,12 @@ type Config struct {
 	// FallbackTimeout and FallbackStall.
 	AutoWindows                    bool
 	FallbackTimeout, FallbackStall time.Duration
+	// PortTaken is the preflight's note that something already listened
+	// on the server's port before the launch ("" when nothing did): a
+	// server that then exits with an error status and no error line of
+	// its own (llama-server may lose its last lines when it exits fast)
+	// most likely failed to bind.
+	PortTaken string
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -797,6 +803,11 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 			r.Summary = "the kernel's OOM killer killed the server"
 		}
 		r.Hint = "the host ran out of memory: check `dmesg -T | grep -i oom`, lower host memory use (fewer loader threads, smaller CPU swap/offload) or add RAM"
+	case j.exit != nil && j.exit.Signal == "" && !j.exit.Gone && j.exit.Code != 0 && len(j.fatal) == 0 && len(j.signals) == 0 && j.cfg.PortTaken != "":
+		r.Cause = v.PortInUse
+		r.RuleID = "exit.port_taken"
+		r.Summary = "the server " + j.exit.String() + " with no error of its own, and its port was already taken before the launch"
+		r.Hint = "stop what listens on the port (`ss -ltnp`) or start the server on another --port"
 	case len(j.signals) > 0:
 		e := j.lastException()
 		r.Cause = v.Exception
@@ -820,6 +831,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Hint = "read the last lines of the log; vigil found no known error in them"
 	}
 	r.Evidence = j.evidence(root)
+	if r.RuleID == "exit.port_taken" {
+		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)
+	}
 	return r
 }
 

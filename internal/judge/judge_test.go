@@ -125,6 +125,25 @@ func TestVerdicts(t *testing.T) {
 			evidence: "Out of memory: Killed process 7",
 		},
 		{
+			name: "a silent exit 1 after the preflight found the port taken is port_in_use",
+			cfg:  Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, PortTaken: "something already listens on 127.0.0.1:8080"},
+			steps: []step{ln(0.01, "0.00.010.332 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"), ex(0.3, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.PortInUse, from: 0.3, to: 0.4,
+			evidence: "preflight: something already listens on 127.0.0.1:8080",
+		},
+		{
+			name: "an error line wins over a taken port",
+			cfg:  Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, PortTaken: "something already listens on 127.0.0.1:8080"},
+			steps: []step{ln(0.01, "0.00.010.071 E gguf_init_from_file: failed to open GGUF file 'm.gguf' (No such file or directory)"), ex(0.3, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.ModelLoad, from: 0, to: 4,
+		},
+		{
+			name: "a silent exit 1 with a free port stays a crash",
+			cfg:  Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(0.01, "0.00.010.332 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"), ex(0.3, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.Crash, from: 0.3, to: 0.4,
+		},
+		{
 			name: "an echo alone with the self-kill is a crash, not host_oom", cfg: sg,
 			steps: []step{ln(1, "[2026-11-29 10:00:01] Received sigquit from a child process. It usually means the child failed."), ex(1.2, observe.Exit{Signal: "SIGKILL"})},
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
