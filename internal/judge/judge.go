@@ -87,6 +87,7 @@ type signal struct {
 type recentLine struct {
 	raw    string
 	source string
+	msg    string // set in errLines only
 }
 
 // Judge is the state machine. Its zero value is not usable: use New.
@@ -128,6 +129,10 @@ type Judge struct {
 	partial logline.Line // an unterminated last line, judged if the server dies
 
 	recent []recentLine // last lines, for stall evidence
+	// errLines are the first lines at an error level that no rule gives a
+	// cause (an unknown message after format drift): the evidence and
+	// summary of a failure no rule explains.
+	errLines []recentLine
 
 	smokeState int // 0 none, 1 wanted, 2 running, 3 done
 	smokeRes   *observe.SmokeResult
@@ -277,6 +282,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Failure != nil || c.Exception || c.Traceback {
 		j.lastErrAt = now
 		j.lastErrSrc = source
+	}
+	if (c.Failure == nil || c.Failure.Cause == "") && c.IsError() && len(j.errLines) < maxErrLines && strings.TrimSpace(c.Msg) != "" {
+		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg})
 	}
 	if c.Failure == nil && !c.Exception {
 		return
@@ -819,13 +827,22 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Cause = v.Crash
 		r.RuleID = "exit.signal"
 		r.Summary = "the server was " + j.exit.String()
+		if e := j.firstError(); e != nil {
+			r.Summary = summarize(r.Summary, e.source, e.msg)
+		}
 		r.Hint = "a native crash: run it by hand to see the last output, check dmesg, and the versions of torch, CUDA and the server"
 	default:
 		r.Cause = v.Crash
 		r.RuleID = "exit.status"
-		if len(j.fatal) > 0 {
+		e := j.firstError()
+		switch {
+		case len(j.fatal) > 0 && e != nil:
+			r.Summary = summarize(j.fatal[0].rule.Title, e.source, e.msg)
+		case len(j.fatal) > 0:
 			r.Summary = summarize(j.fatal[0].rule.Title, j.fatal[0].source, j.fatal[0].msg)
-		} else if j.exit != nil {
+		case j.exit != nil && e != nil:
+			r.Summary = summarize("the server "+j.exit.String()+" before it was ready", e.source, e.msg)
+		case j.exit != nil:
 			r.Summary = "the server " + j.exit.String() + " before it was ready, with no recognisable error"
 		}
 		r.Hint = "read the last lines of the log; vigil found no known error in them"
@@ -905,8 +922,13 @@ func (j *Judge) evidence(root *signal) []string {
 			}
 		}
 	} else {
-		for _, s := range j.signals {
+		for _, e := range j.errLines {
 			if len(ev) < 4 {
+				add(e.raw)
+			}
+		}
+		for _, s := range j.signals {
+			if len(ev) < 6 {
 				add(s.raw)
 			}
 		}
@@ -929,6 +951,17 @@ func (j *Judge) evidence(root *signal) []string {
 		}
 	}
 	return ev
+}
+
+// maxErrLines bounds Judge.errLines: the first error lines are the roots.
+const maxErrLines = 8
+
+// firstError is the first error-level line no rule explains, if any.
+func (j *Judge) firstError() *recentLine {
+	if len(j.errLines) == 0 {
+		return nil
+	}
+	return &j.errLines[0]
 }
 
 func (j *Judge) lastLines(n int) []string {

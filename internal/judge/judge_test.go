@@ -425,3 +425,62 @@ func TestLearnedETAAndSlowPhase(t *testing.T) {
 		t.Errorf("%d slow-phase warnings, want exactly 1", slow)
 	}
 }
+
+// When no rule gives a cause, the error-level lines lead the evidence and
+// the summary, not the last lines (nor the warnings before them).
+func TestUnknownErrorsLeadTheEvidence(t *testing.T) {
+	cfg := Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}
+	cors := "0.00.008.299 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set"
+	err1 := "0.00.010.071 E srv  init: the frobnicator could not be set up (code 7)"
+	tests := []struct {
+		name        string
+		steps       []step
+		rule        string
+		wantSummary string
+		wantFirst   string
+	}{
+		{
+			name: "an unknown error line, then exit 1",
+			steps: []step{ln(0.01, cors), ln(0.02, err1), ln(0.03, "0.00.011.849 I srv    operator(): operator(): cleaning up before exit..."),
+				ex(0.1, observe.Exit{Code: 1})},
+			rule:        "exit.status",
+			wantSummary: "the server exited with status 1 before it was ready: init: the frobnicator could not be set up (code 7)",
+			wantFirst:   err1,
+		},
+		{
+			name:        "an unknown error line, then exiting due to",
+			steps:       []step{ln(0.01, cors), ln(0.02, err1), ln(0.03, "0.00.015.197 E srv  llama_server: exiting due to frobnicator error"), ex(0.1, observe.Exit{Code: 1})},
+			rule:        "exit.status",
+			wantSummary: "the server gave up: init: the frobnicator could not be set up (code 7)",
+			wantFirst:   err1,
+		},
+		{
+			name:        "an unknown error line, then a signal",
+			steps:       []step{ln(0.01, cors), ln(0.02, err1), ex(0.1, observe.Exit{Signal: "SIGABRT"})},
+			rule:        "exit.signal",
+			wantSummary: "the server was killed by SIGABRT: init: the frobnicator could not be set up (code 7)",
+			wantFirst:   err1,
+		},
+		{
+			name:        "warnings only: the last lines",
+			steps:       []step{ln(0.01, cors), ex(0.1, observe.Exit{Code: 1})},
+			rule:        "exit.status",
+			wantSummary: "the server exited with status 1 before it was ready, with no recognisable error",
+			wantFirst:   cors,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := play(t, cfg, tt.steps, 10)
+			if r == nil {
+				t.Fatal("no verdict")
+			}
+			if r.RuleID != tt.rule || r.Summary != tt.wantSummary {
+				t.Errorf("got %s %q, want %s %q", r.RuleID, r.Summary, tt.rule, tt.wantSummary)
+			}
+			if len(r.Evidence) == 0 || r.Evidence[0] != tt.wantFirst {
+				t.Errorf("evidence %q, want %q first", r.Evidence, tt.wantFirst)
+			}
+		})
+	}
+}
