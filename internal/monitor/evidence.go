@@ -106,6 +106,18 @@ func (m *monitor) diagnoseStall(res *observe.Result) {
 	}
 }
 
+// noteStart remembers when the server's process started, at once: one
+// killed before the first activity sample must still be matched against
+// the kernel's log by its start (attributeKill).
+func (m *monitor) noteStart() {
+	if m.spec.PID <= 0 {
+		return
+	}
+	if smp, err := m.deps.Proc.Sample([]int{m.spec.PID}); err == nil {
+		m.seen.add(smp.Procs)
+	}
+}
+
 // attributeKill adds to e what the kernel's log says of the server's end:
 // its OOM-kill record, or that the log reaches back to the server's start
 // and has no OOM kill since (so a SIGKILL came from outside).

@@ -159,6 +159,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		drained:  make(chan struct{}, 1),
 	}
 	m.emitted.Store(spec.Offset)
+	m.noteStart()
 	if deps.GPU != nil {
 		// An nvidia-smi still running when vigil exits would outlive it.
 		defer deps.GPU.Wait(2 * time.Second)
