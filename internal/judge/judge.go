@@ -87,7 +87,8 @@ type signal struct {
 type recentLine struct {
 	raw    string
 	source string
-	msg    string // set in errLines only
+	msg    string                // set in errLines only
+	rule   *classify.FailureRule // the failure rule of an errLines line, if any
 }
 
 // Judge is the state machine. Its zero value is not usable: use New.
@@ -133,6 +134,7 @@ type Judge struct {
 	// cause (an unknown message after format drift): the evidence and
 	// summary of a failure no rule explains.
 	errLines []recentLine
+	pulse    pulse // kernel configs and notable warnings (pulse.go)
 
 	smokeState int // 0 none, 1 wanted, 2 running, 3 done
 	smokeRes   *observe.SmokeResult
@@ -241,6 +243,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		return
 	}
 	j.partial = logline.Line{}
+	if c.Kernel != nil || c.Notable != nil {
+		j.feedPulse(&c, now)
+	}
 	if kv := j.config.Feed(c.Msg); len(kv) > 0 {
 		// A server prints its configuration a few times; a log that
 		// prints it on every line is only re-read now and then.
@@ -283,8 +288,8 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.lastErrAt = now
 		j.lastErrSrc = source
 	}
-	if (c.Failure == nil || c.Failure.Cause == "") && c.IsError() && len(j.errLines) < maxErrLines && strings.TrimSpace(c.Msg) != "" {
-		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg})
+	if c.IsError() && len(j.errLines) < maxErrLines && strings.TrimSpace(c.Msg) != "" {
+		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
 	}
 	if c.Failure == nil && !c.Exception {
 		return
@@ -507,6 +512,7 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	r.Config = j.config.Config()
 	r.Important = srvconfig.Important(j.server, r.Config)
 	r.Fingerprint = srvconfig.Fingerprint(j.server, r.Config)
+	j.attachPulse(r)
 	j.result = r
 	return r
 }
@@ -956,7 +962,7 @@ func (j *Judge) evidence(root *signal) []string {
 // maxErrLines bounds Judge.errLines: the first error lines are the roots.
 const maxErrLines = 8
 
-// firstError is the first error-level line no rule explains, if any.
+// firstError is the first error-level line, if any.
 func (j *Judge) firstError() *recentLine {
 	if len(j.errLines) == 0 {
 		return nil

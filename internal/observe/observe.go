@@ -108,4 +108,16 @@ type Result struct {
 	Config      srvconfig.Config
 	Important   []srvconfig.KV
 	Fingerprint string
+	// Extras are results attached by name (kernels, notable,
+	// config_changes): shown in the JSON verdict and stored with the
+	// startup in the history (docs/contract.md).
+	Extras map[string]any
+}
+
+// SetExtra attaches a named result.
+func (r *Result) SetExtra(name string, x any) {
+	if r.Extras == nil {
+		r.Extras = map[string]any{}
+	}
+	r.Extras[name] = x
 }
