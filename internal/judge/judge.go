@@ -837,6 +837,16 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 			r.Summary = summarize(r.Summary, e.source, e.msg)
 		}
 		r.Hint = "a native crash: run it by hand to see the last output, check dmesg, and the versions of torch, CUDA and the server"
+	case j.exit != nil && !j.exit.Gone && j.exit.Code != 0 && j.causedError() != nil:
+		// The process moved on after an error with a cause (a failed
+		// download before llama.cpp's logger banner), then exited with an
+		// error status and nothing else to explain it: that error is the
+		// best account.
+		e := j.causedError()
+		r.Cause = e.rule.Cause
+		r.RuleID = e.rule.ID
+		r.Summary = summarize(e.rule.Title, e.source, e.msg)
+		r.Hint = expandHint(e.rule.Hint, j.cfg.Argv)
 	default:
 		r.Cause = v.Crash
 		r.RuleID = "exit.status"
@@ -968,6 +978,16 @@ func (j *Judge) firstError() *recentLine {
 		return nil
 	}
 	return &j.errLines[0]
+}
+
+// causedError is the first error-level line whose rule names a cause.
+func (j *Judge) causedError() *recentLine {
+	for i := range j.errLines {
+		if r := j.errLines[i].rule; r != nil && r.Cause != "" {
+			return &j.errLines[i]
+		}
+	}
+	return nil
 }
 
 func (j *Judge) lastLines(n int) []string {

@@ -462,6 +462,15 @@ func TestUnknownErrorsLeadTheEvidence(t *testing.T) {
 			wantFirst:   err1,
 		},
 		{
+			name: "an error with a cause before the banner, then a silent exit 1",
+			steps: []step{ln(0.01, "0.00.010.905 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:"),
+				ln(0.02, "0.00.010.987 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"),
+				ln(0.03, cors), ex(0.1, observe.Exit{Code: 1})},
+			rule:        "llamacpp.no_https",
+			wantSummary: "this build cannot download the model (no HTTPS support): get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:",
+			wantFirst:   "0.00.010.905 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:",
+		},
+		{
 			name:        "warnings only: the last lines",
 			steps:       []step{ln(0.01, cors), ex(0.1, observe.Exit{Code: 1})},
 			rule:        "exit.status",
