@@ -23,6 +23,7 @@ type startupHistory struct {
 	store    *history.Store
 	key      history.Key
 	learned  *learn.Expectation
+	lastGood *history.Startup // the last ready start of this model here
 	warnings []string
 }
 
@@ -60,6 +61,10 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHis
 		return h
 	}
 	h.key.Fingerprint = fp
+	// The last good start's configuration, for the judge to name drift.
+	if prev, ok, err := store.Previous(ctx, history.Startup{Server: kind, Model: model, Host: host, StartedAt: time.Now()}, true); err == nil && ok {
+		h.lastGood = &prev
+	}
 	e, ok, err := store.Expectation(ctx, h.key)
 	if err != nil {
 		h.warnings = append(h.warnings, "history: "+err.Error())
@@ -81,6 +86,9 @@ func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Conf
 	if h.learned != nil {
 		cfg.Learned = h.learned
 		cfg.LearnedFingerprint = h.key.Fingerprint
+	}
+	if h.lastGood != nil {
+		cfg.LastGood, cfg.LastGoodID = h.lastGood.Config, h.lastGood.ID
 	}
 	return cfg
 }

@@ -57,6 +57,11 @@ type Config struct {
 	// its own (llama-server may lose its last lines when it exits fast)
 	// most likely failed to bind.
 	PortTaken string
+	// LastGood is the configuration the last good (ready) start of the same
+	// model on the same host printed, and LastGoodID its history ID: the
+	// keys that now differ are named (drift.go). Empty: no such start.
+	LastGood   srvconfig.Config
+	LastGoodID int64
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -134,7 +139,8 @@ type Judge struct {
 	// cause (an unknown message after format drift): the evidence and
 	// summary of a failure no rule explains.
 	errLines []recentLine
-	pulse    pulse // kernel configs and notable warnings (pulse.go)
+	pulse    pulse           // kernel configs and notable warnings (pulse.go)
+	drifted  map[string]bool // config keys already named as changed (drift.go)
 
 	smokeState int // 0 none, 1 wanted, 2 running, 3 done
 	smokeRes   *observe.SmokeResult
@@ -381,6 +387,7 @@ func (j *Judge) configChanged(now time.Time) {
 			j.emit(now, observe.Warning{Message: msg})
 		}
 	}
+	j.checkDrift(cfg, now)
 	if len(j.cfg.Expect) > 0 && j.mismatch == nil {
 		for _, o := range srvconfig.Check(j.server, cfg, j.cfg.Expect) {
 			if o.Status == srvconfig.Mismatch {
@@ -513,6 +520,7 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	r.Important = srvconfig.Important(j.server, r.Config)
 	r.Fingerprint = srvconfig.Fingerprint(j.server, r.Config)
 	j.attachPulse(r)
+	j.attachDrift(r)
 	j.result = r
 	return r
 }
