@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"vigil/internal/checkpoint"
+	"vigil/internal/classify"
 	"vigil/internal/history"
 	"vigil/internal/judge"
 	"vigil/internal/learn"
@@ -24,13 +26,14 @@ type startupHistory struct {
 	key      history.Key
 	learned  *learn.Expectation
 	lastGood *history.Startup // the last ready start of this model here
+	getenv   func(string) string
 	warnings []string
 }
 
 // openStartupHistory opens the store and looks up what past startups of this
 // server and model on this host say, for their latest configuration.
 func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHistory {
-	h := &startupHistory{}
+	h := &startupHistory{getenv: env.Getenv}
 	if f.noHistory {
 		return h
 	}
@@ -89,6 +92,16 @@ func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Conf
 	}
 	if h.lastGood != nil {
 		cfg.LastGood, cfg.LastGoodID = h.lastGood.Config, h.lastGood.ID
+	}
+	for _, e := range f.expects {
+		if e.Key == "quantization" && h.getenv != nil {
+			// A server that prints quantization=None runs with what
+			// the checkpoint's config.json says; nothing found: unknown.
+			if q, err := checkpoint.Effective(classify.ModelFromArgv(cfg.Argv), h.getenv); err == nil {
+				cfg.CheckpointQuant = q.Names()
+			}
+			break
+		}
 	}
 	return cfg
 }

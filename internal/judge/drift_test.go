@@ -48,3 +48,35 @@ func TestDriftFromTheLastGoodStart(t *testing.T) {
 		t.Errorf("config_changes %v, want the backend changed, port added, old_flag removed, against #41", x)
 	}
 }
+
+// SGLang prints quantization=None when the checkpoint's own
+// quantization_config decides; --expect quantization is then judged
+// against the checkpoint.
+func TestExpectQuantizationFromTheCheckpoint(t *testing.T) {
+	line := "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='m', quantization=None, tp_size=2)"
+	tests := []struct {
+		name       string
+		checkpoint []string
+		want       bool // a mismatch verdict
+	}{
+		{"the checkpoint is modelopt_fp4", []string{"modelopt_fp4"}, false},
+		{"the checkpoint is fp8", []string{"fp8"}, true},
+		{"the checkpoint is unknown", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(1_800_000_000, 0)
+			j := New(Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 40 * time.Second,
+				Expect: []srvconfig.Expect{{Key: "quantization", Value: "modelopt_fp4"}}, CheckpointQuant: tt.checkpoint}, t0)
+			j.Line(logline.Line{Text: line}, t0)
+			r := j.Tick(t0.Add(time.Second))
+			got := r != nil && r.RuleID == "expect.mismatch"
+			if got != tt.want {
+				t.Errorf("got %+v, want a mismatch %v", r, tt.want)
+			}
+			if got && !strings.Contains(r.Summary, "fp8 (the checkpoint's own; the server printed None)") {
+				t.Errorf("summary %q does not say the checkpoint's value", r.Summary)
+			}
+		})
+	}
+}

@@ -62,6 +62,11 @@ type Config struct {
 	// keys that now differ are named (drift.go). Empty: no such start.
 	LastGood   srvconfig.Config
 	LastGoodID int64
+	// CheckpointQuant are the names of the model checkpoint's own
+	// quantization (checkpoint.Quantization.Names; nil: unknown): a
+	// server that prints quantization=None runs with it, and --expect
+	// quantization is judged against it.
+	CheckpointQuant []string
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -390,7 +395,7 @@ func (j *Judge) configChanged(now time.Time) {
 	j.checkDrift(cfg, now)
 	if len(j.cfg.Expect) > 0 && j.mismatch == nil {
 		for _, o := range srvconfig.Check(j.server, cfg, j.cfg.Expect) {
-			if o.Status == srvconfig.Mismatch {
+			if o = j.fromCheckpoint(o); o.Status == srvconfig.Mismatch {
 				o := o
 				j.mismatch = &o
 				break
@@ -601,6 +606,23 @@ func (j *Judge) checkSlowPhase(now time.Time) {
 		}
 		j.emit(now, observe.Warning{Message: fmt.Sprintf("%s is slow: %s so far, usually %s", j.phase, fmtDur(now.Sub(j.phaseAt)), fmtDur(typ)), Phase: string(j.phase), Slow: true})
 	}
+}
+
+// fromCheckpoint settles an expected quantization the server printed as
+// None: the checkpoint's own quantization_config decides it.
+func (j *Judge) fromCheckpoint(o srvconfig.Outcome) srvconfig.Outcome {
+	names := j.cfg.CheckpointQuant
+	if o.Key != "quantization" || !o.Found || o.Status != srvconfig.Pending || len(names) == 0 {
+		return o
+	}
+	for _, n := range names {
+		if srvconfig.ValueMatches(o.Value, n) {
+			o.Status, o.Actual = srvconfig.Met, n+" (the checkpoint's own)"
+			return o
+		}
+	}
+	o.Status, o.Actual = srvconfig.Mismatch, names[0]+" (the checkpoint's own; the server printed "+o.Actual+")"
+	return o
 }
 
 // expectFailure ends a startup whose configuration is not the expected one.
