@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"vigil/internal/checkpoint"
+	"vigil/internal/classify"
 	"vigil/internal/history"
 	"vigil/internal/judge"
 	"vigil/internal/learn"
@@ -23,13 +25,15 @@ type startupHistory struct {
 	store    *history.Store
 	key      history.Key
 	learned  *learn.Expectation
+	lastGood *history.Startup // the last ready start of this model here
+	getenv   func(string) string
 	warnings []string
 }
 
 // openStartupHistory opens the store and looks up what past startups of this
 // server and model on this host say, for their latest configuration.
 func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHistory {
-	h := &startupHistory{}
+	h := &startupHistory{getenv: env.Getenv}
 	if f.noHistory {
 		return h
 	}
@@ -60,6 +64,10 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHis
 		return h
 	}
 	h.key.Fingerprint = fp
+	// The last good start's configuration, for the judge to name drift.
+	if prev, ok, err := store.Previous(ctx, history.Startup{Server: kind, Model: model, Host: host, StartedAt: time.Now()}, true); err == nil && ok {
+		h.lastGood = &prev
+	}
 	e, ok, err := store.Expectation(ctx, h.key)
 	if err != nil {
 		h.warnings = append(h.warnings, "history: "+err.Error())
@@ -81,6 +89,19 @@ func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Conf
 	if h.learned != nil {
 		cfg.Learned = h.learned
 		cfg.LearnedFingerprint = h.key.Fingerprint
+	}
+	if h.lastGood != nil {
+		cfg.LastGood, cfg.LastGoodID = h.lastGood.Config, h.lastGood.ID
+	}
+	for _, e := range f.expects {
+		if e.Key == "quantization" && h.getenv != nil {
+			// A server that prints quantization=None runs with what
+			// the checkpoint's config.json says; nothing found: unknown.
+			if q, err := checkpoint.Effective(classify.ModelFromArgv(cfg.Argv), h.getenv); err == nil {
+				cfg.CheckpointQuant = q.Names()
+			}
+			break
+		}
 	}
 	return cfg
 }

@@ -182,6 +182,9 @@ func apiKey(env *Env) string {
 // finish records the startup in the history and shows the verdict.
 func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any) {
 	st := out.Status
+	for name, x := range out.Result.Extras {
+		extras[name] = x // the judge's results (kernels, notable) go to the verdict and the history
+	}
 	id, warn := hist.record(out.Result, info, model, extras)
 	if warn != "" {
 		r.Note(time.Now(), "%s", warn)

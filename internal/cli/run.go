@@ -156,6 +156,9 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	notes := hist.notes(cfg, &opts.judgeFlags)
 	for _, f := range findings {
 		notes = append(notes, "preflight: "+f.text)
+		if f.cause == v.PortInUse {
+			cfg.PortTaken = f.text // the judge's evidence when the server dies silently
+		}
 	}
 
 	// Ctrl-C or SIGTERM before the verdict stops the startup; a second

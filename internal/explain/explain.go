@@ -134,6 +134,7 @@ const (
 	fCrash               // a possible run start: a start-up crash block (crash.go); banner holds its error line
 	fDied                // the error line that ends a start-up crash block
 	fRestart             // a new process: a relative clock dropped back near zero
+	fLoose               // a possible run start: lines without the relative clock just before it restarts
 )
 
 // chunk is one read's worth of lines on its way through the pipeline.
@@ -373,6 +374,9 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	if m.flags&fStart != 0 && m.flags&fCrash == 0 && st.acceptsBanner(c.bannerAt(i)) {
 		return true
 	}
+	if m.flags&fLoose != 0 && st.ended() {
+		return true // the run had ended; the unclocked lines are a short-lived process's
+	}
 	if st.idle() {
 		return false // no jump ends a ready run: a ready server may idle for hours
 	}
@@ -411,16 +415,25 @@ func (c *chunk) learn(sp *stamp.Reader) {
 	// A relative clock (llama.cpp's "0.00.213.525 I ") that drops back
 	// near zero is a new process. (A drop right at a chunk's start is not
 	// seen: the previous chunk's clock is not known here.)
+	// Lines without the clock just before such a drop, after clocked
+	// ones, may be a process of their own: llama.cpp's argument errors
+	// ("error: invalid argument: --foo") come before its logger starts.
 	var clock time.Duration
 	ticking := false
+	loose := -1 // the first unclocked line since the last clocked one
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
 		if t, ok := classify.RelativeTime(l.Text); ok {
 			if ticking && t < classify.RestartNear && clock-t > restartDrop {
 				m.flags |= fRestart | fStart
+				if loose >= 0 && i-loose <= preBannerMax {
+					c.meta[loose].flags |= fLoose
+				}
 			}
-			clock, ticking = t, true
+			clock, ticking, loose = t, true, -1
+		} else if ticking && loose < 0 {
+			loose = i
 		}
 		if classify.MayBeBanner(l.Text) {
 			if msg := classify.ParseFast(l.Text).Msg; classify.BannerServer(msg) != "" {

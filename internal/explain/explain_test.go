@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -526,5 +527,40 @@ func TestRelativeClockRestartStartsARun(t *testing.T) {
 	}
 	if runs[1].Verdict != v.Ready || runs[1].FirstLine != 4 {
 		t.Errorf("run 2: %s from line %d, want ready from line 4", runs[1].Verdict, runs[1].FirstLine)
+	}
+}
+
+// llama-server rejecting a flag prints one unclocked line before its logger
+// starts: appended between two clocked runs it is a run of its own once the
+// run before ended, and stays the crash output of a run that had not.
+func TestUnclockedLinesBeforeARestart(t *testing.T) {
+	ready := []string{
+		"0.00.003.751 I cmn  common_param: common_params_print_info: build 10587 (3f545bec) with GNU 12.2.0 for Linux x86_64",
+		"0.00.213.525 I srv    load_model: loading model 'm.gguf'",
+		"0.00.500.000 I srv  llama_server: server is listening on http://127.0.0.1:8080",
+		"0.00.510.000 I srv  llama_server: model loaded",
+		"0.09.000.000 I srv    operator(): operator(): cleaning up before exit...",
+	}
+	tests := []struct {
+		name    string
+		first   []string
+		between string
+		want    []v.Verdict
+	}{
+		{"after a ready run that ended", ready, "error: invalid argument: --no-such-flag", []v.Verdict{v.Ready, v.Failed, v.Ready}},
+		{"a crash's own output", ready[:2], "/src/ggml.c:123: GGML_ASSERT(n > 0) failed", []v.Verdict{v.Failed, v.Ready}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := append(append(slices.Clone(tt.first), tt.between), ready...)
+			runs := readAll(t, strings.NewReader(strings.Join(lines, "\n")+"\n"), Options{Server: "llamacpp"})
+			var got []v.Verdict
+			for _, r := range runs {
+				got = append(got, r.Verdict)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got runs %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -51,6 +51,22 @@ type Config struct {
 	// FallbackTimeout and FallbackStall.
 	AutoWindows                    bool
 	FallbackTimeout, FallbackStall time.Duration
+	// PortTaken is the preflight's note that something already listened
+	// on the server's port before the launch ("" when nothing did): a
+	// server that then exits with an error status and no error line of
+	// its own (llama-server may lose its last lines when it exits fast)
+	// most likely failed to bind.
+	PortTaken string
+	// LastGood is the configuration the last good (ready) start of the same
+	// model on the same host printed, and LastGoodID its history ID: the
+	// keys that now differ are named (drift.go). Empty: no such start.
+	LastGood   srvconfig.Config
+	LastGoodID int64
+	// CheckpointQuant are the names of the model checkpoint's own
+	// quantization (checkpoint.Quantization.Names; nil: unknown): a
+	// server that prints quantization=None runs with it, and --expect
+	// quantization is judged against it.
+	CheckpointQuant []string
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -88,6 +104,8 @@ type signal struct {
 type recentLine struct {
 	raw    string
 	source string
+	msg    string                // set in errLines only
+	rule   *classify.FailureRule // the failure rule of an errLines line, if any
 }
 
 // Judge is the state machine. Its zero value is not usable: use New.
@@ -130,6 +148,12 @@ type Judge struct {
 	partial logline.Line // an unterminated last line, judged if the server dies
 
 	recent []recentLine // last lines, for stall evidence
+	// errLines are the first lines at an error level that no rule gives a
+	// cause (an unknown message after format drift): the evidence and
+	// summary of a failure no rule explains.
+	errLines []recentLine
+	pulse    pulse           // kernel configs and notable warnings (pulse.go)
+	drifted  map[string]bool // config keys already named as changed (drift.go)
 
 	smokeState int // 0 none, 1 wanted, 2 running, 3 done
 	smokeRes   *observe.SmokeResult
@@ -242,6 +266,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		return
 	}
 	j.partial = logline.Line{}
+	if c.Kernel != nil || c.Notable != nil {
+		j.feedPulse(&c, now)
+	}
 	if kv := j.config.Feed(c.Msg); len(kv) > 0 {
 		// A server prints its configuration a few times; a log that
 		// prints it on every line is only re-read now and then.
@@ -283,6 +310,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Failure != nil || c.Exception || c.Traceback {
 		j.lastErrAt = now
 		j.lastErrSrc = source
+	}
+	if c.IsError() && len(j.errLines) < maxErrLines && strings.TrimSpace(c.Msg) != "" {
+		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
 	}
 	if c.Failure == nil && !c.Exception {
 		return
@@ -383,9 +413,10 @@ func (j *Judge) configChanged(now time.Time) {
 			j.emit(now, observe.Warning{Message: msg})
 		}
 	}
+	j.checkDrift(cfg, now)
 	if len(j.cfg.Expect) > 0 && j.mismatch == nil {
 		for _, o := range srvconfig.Check(j.server, cfg, j.cfg.Expect) {
-			if o.Status == srvconfig.Mismatch {
+			if o = j.fromCheckpoint(o); o.Status == srvconfig.Mismatch {
 				o := o
 				j.mismatch = &o
 				break
@@ -514,6 +545,8 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	r.Config = j.config.Config()
 	r.Important = srvconfig.Important(j.server, r.Config)
 	r.Fingerprint = srvconfig.Fingerprint(j.server, r.Config)
+	j.attachPulse(r)
+	j.attachDrift(r)
 	j.result = r
 	return r
 }
@@ -598,6 +631,23 @@ func (j *Judge) checkSlowPhase(now time.Time) {
 		}
 		j.emit(now, observe.Warning{Message: fmt.Sprintf("%s is slow: %s so far, usually %s", j.phase, fmtDur(now.Sub(j.phaseAt)), fmtDur(typ)), Phase: string(j.phase), Slow: true})
 	}
+}
+
+// fromCheckpoint settles an expected quantization the server printed as
+// None: the checkpoint's own quantization_config decides it.
+func (j *Judge) fromCheckpoint(o srvconfig.Outcome) srvconfig.Outcome {
+	names := j.cfg.CheckpointQuant
+	if o.Key != "quantization" || !o.Found || o.Status != srvconfig.Pending || len(names) == 0 {
+		return o
+	}
+	for _, n := range names {
+		if srvconfig.ValueMatches(o.Value, n) {
+			o.Status, o.Actual = srvconfig.Met, n+" (the checkpoint's own)"
+			return o
+		}
+	}
+	o.Status, o.Actual = srvconfig.Mismatch, names[0]+" (the checkpoint's own; the server printed "+o.Actual+")"
+	return o
 }
 
 // expectFailure ends a startup whose configuration is not the expected one.
@@ -807,6 +857,13 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.RuleID = root.rule.ID
 		r.Summary = summarize(root.rule.Title, root.source, root.msg)
 		r.Hint = expandHint(root.rule.Hint, j.cfg.Argv)
+	case j.exit != nil && j.exit.Signal == "SIGKILL" && j.exit.KernelLogRead && j.exit.OOMRecord == "" && len(j.fatal) == 0:
+		// The kernel's log reaches back to the start and no OOM kill is
+		// in it: someone sent the SIGKILL.
+		r.Cause = v.Crash
+		r.RuleID = "exit.sigkill_outside"
+		r.Summary = "killed by SIGKILL from outside: the kernel log has no OOM-kill record"
+		r.Hint = "something outside the server killed it: a person, a supervisor or orchestrator (a liveness probe, systemd's timeout, a job's time limit); check who sends signals to it"
 	case j.exit != nil && (j.exit.Signal == "SIGKILL" || j.exit.Code == 137 || j.exit.OOMRecord != "") && len(j.fatal) == 0:
 		r.Cause = v.HostOOM
 		r.RuleID = "exit.sigkill"
@@ -815,6 +872,11 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 			r.Summary = "the kernel's OOM killer killed the server"
 		}
 		r.Hint = "the host ran out of memory: check `dmesg -T | grep -i oom`, lower host memory use (fewer loader threads, smaller CPU swap/offload) or add RAM"
+	case j.exit != nil && j.exit.Signal == "" && !j.exit.Gone && j.exit.Code != 0 && len(j.fatal) == 0 && len(j.signals) == 0 && j.cfg.PortTaken != "":
+		r.Cause = v.PortInUse
+		r.RuleID = "exit.port_taken"
+		r.Summary = "the server " + j.exit.String() + " with no error of its own, and its port was already taken before the launch"
+		r.Hint = "stop what listens on the port (`ss -ltnp`) or start the server on another --port"
 	case len(j.signals) > 0:
 		e := j.lastException()
 		r.Cause = v.Exception
@@ -826,18 +888,40 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Cause = v.Crash
 		r.RuleID = "exit.signal"
 		r.Summary = "the server was " + j.exit.String()
+		if e := j.firstError(); e != nil {
+			r.Summary = summarize(r.Summary, e.source, e.msg)
+		}
 		r.Hint = "a native crash: run it by hand to see the last output, check dmesg, and the versions of torch, CUDA and the server"
+	case j.exit != nil && !j.exit.Gone && j.exit.Code != 0 && j.causedError() != nil:
+		// The process moved on after an error with a cause (a failed
+		// download before llama.cpp's logger banner), then exited with an
+		// error status and nothing else to explain it: that error is the
+		// best account.
+		e := j.causedError()
+		r.Cause = e.rule.Cause
+		r.RuleID = e.rule.ID
+		r.Summary = summarize(e.rule.Title, e.source, e.msg)
+		r.Hint = expandHint(e.rule.Hint, j.cfg.Argv)
 	default:
 		r.Cause = v.Crash
 		r.RuleID = "exit.status"
-		if len(j.fatal) > 0 {
+		e := j.firstError()
+		switch {
+		case len(j.fatal) > 0 && e != nil:
+			r.Summary = summarize(j.fatal[0].rule.Title, e.source, e.msg)
+		case len(j.fatal) > 0:
 			r.Summary = summarize(j.fatal[0].rule.Title, j.fatal[0].source, j.fatal[0].msg)
-		} else if j.exit != nil {
+		case j.exit != nil && e != nil:
+			r.Summary = summarize("the server "+j.exit.String()+" before it was ready", e.source, e.msg)
+		case j.exit != nil:
 			r.Summary = "the server " + j.exit.String() + " before it was ready, with no recognisable error"
 		}
 		r.Hint = "read the last lines of the log; vigil found no known error in them"
 	}
 	r.Evidence = j.evidence(root)
+	if r.RuleID == "exit.port_taken" {
+		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)
+	}
 	return r
 }
 
@@ -909,8 +993,13 @@ func (j *Judge) evidence(root *signal) []string {
 			}
 		}
 	} else {
-		for _, s := range j.signals {
+		for _, e := range j.errLines {
 			if len(ev) < 4 {
+				add(e.raw)
+			}
+		}
+		for _, s := range j.signals {
+			if len(ev) < 6 {
 				add(s.raw)
 			}
 		}
@@ -933,6 +1022,27 @@ func (j *Judge) evidence(root *signal) []string {
 		}
 	}
 	return ev
+}
+
+// maxErrLines bounds Judge.errLines: the first error lines are the roots.
+const maxErrLines = 8
+
+// firstError is the first error-level line, if any.
+func (j *Judge) firstError() *recentLine {
+	if len(j.errLines) == 0 {
+		return nil
+	}
+	return &j.errLines[0]
+}
+
+// causedError is the first error-level line whose rule names a cause.
+func (j *Judge) causedError() *recentLine {
+	for i := range j.errLines {
+		if r := j.errLines[i].rule; r != nil && r.Cause != "" {
+			return &j.errLines[i]
+		}
+	}
+	return nil
 }
 
 func (j *Judge) lastLines(n int) []string {

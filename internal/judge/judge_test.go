@@ -113,6 +113,37 @@ func TestVerdicts(t *testing.T) {
 			end:   20, verdict: v.Failed, cause: v.HostOOM, phase: v.Weights, from: 3, to: 3.1,
 		},
 		{
+			name: "a silent SIGKILL with a readable kernel log and no OOM kill came from outside", cfg: sg,
+			steps: []step{ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"), ex(3, observe.Exit{Signal: "SIGKILL", KernelLogRead: true})},
+			end:   20, verdict: v.Failed, cause: v.Crash, phase: v.Weights, from: 3, to: 3.1,
+			evidence: "killed by SIGKILL",
+		},
+		{
+			name: "an OOM record wins over a readable log", cfg: sg,
+			steps: []step{ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"), ex(3, observe.Exit{Signal: "SIGKILL", KernelLogRead: true, OOMRecord: "Out of memory: Killed process 7 (python3)"})},
+			end:   20, verdict: v.Failed, cause: v.HostOOM, phase: v.Weights, from: 3, to: 3.1,
+			evidence: "Out of memory: Killed process 7",
+		},
+		{
+			name:  "a silent exit 1 after the preflight found the port taken is port_in_use",
+			cfg:   Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, PortTaken: "something already listens on 127.0.0.1:8080"},
+			steps: []step{ln(0.01, "0.00.010.332 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"), ex(0.3, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.PortInUse, from: 0.3, to: 0.4,
+			evidence: "preflight: something already listens on 127.0.0.1:8080",
+		},
+		{
+			name:  "an error line wins over a taken port",
+			cfg:   Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, PortTaken: "something already listens on 127.0.0.1:8080"},
+			steps: []step{ln(0.01, "0.00.010.071 E gguf_init_from_file: failed to open GGUF file 'm.gguf' (No such file or directory)"), ex(0.3, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.ModelLoad, from: 0, to: 4,
+		},
+		{
+			name:  "a silent exit 1 with a free port stays a crash",
+			cfg:   Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(0.01, "0.00.010.332 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"), ex(0.3, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.Crash, from: 0.3, to: 0.4,
+		},
+		{
 			name: "an echo alone with the self-kill is a crash, not host_oom", cfg: sg,
 			steps: []step{ln(1, "[2026-11-29 10:00:01] Received sigquit from a child process. It usually means the child failed."), ex(1.2, observe.Exit{Signal: "SIGKILL"})},
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
@@ -412,5 +443,73 @@ func TestLearnedETAAndSlowPhase(t *testing.T) {
 	}
 	if slow != 1 {
 		t.Errorf("%d slow-phase warnings, want exactly 1", slow)
+	}
+}
+
+// When no rule gives a cause, the error-level lines lead the evidence and
+// the summary, not the last lines (nor the warnings before them).
+func TestUnknownErrorsLeadTheEvidence(t *testing.T) {
+	cfg := Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}
+	cors := "0.00.008.299 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set"
+	err1 := "0.00.010.071 E srv  init: the frobnicator could not be set up (code 7)"
+	tests := []struct {
+		name        string
+		steps       []step
+		rule        string
+		wantSummary string
+		wantFirst   string
+	}{
+		{
+			name: "an unknown error line, then exit 1",
+			steps: []step{ln(0.01, cors), ln(0.02, err1), ln(0.03, "0.00.011.849 I srv    operator(): operator(): cleaning up before exit..."),
+				ex(0.1, observe.Exit{Code: 1})},
+			rule:        "exit.status",
+			wantSummary: "the server exited with status 1 before it was ready: init: the frobnicator could not be set up (code 7)",
+			wantFirst:   err1,
+		},
+		{
+			name:        "an unknown error line, then exiting due to",
+			steps:       []step{ln(0.01, cors), ln(0.02, err1), ln(0.03, "0.00.015.197 E srv  llama_server: exiting due to frobnicator error"), ex(0.1, observe.Exit{Code: 1})},
+			rule:        "exit.status",
+			wantSummary: "the server gave up: init: the frobnicator could not be set up (code 7)",
+			wantFirst:   err1,
+		},
+		{
+			name:        "an unknown error line, then a signal",
+			steps:       []step{ln(0.01, cors), ln(0.02, err1), ex(0.1, observe.Exit{Signal: "SIGABRT"})},
+			rule:        "exit.signal",
+			wantSummary: "the server was killed by SIGABRT: init: the frobnicator could not be set up (code 7)",
+			wantFirst:   err1,
+		},
+		{
+			name: "an error with a cause before the banner, then a silent exit 1",
+			steps: []step{ln(0.01, "0.00.010.905 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:"),
+				ln(0.02, "0.00.010.987 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"),
+				ln(0.03, cors), ex(0.1, observe.Exit{Code: 1})},
+			rule:        "llamacpp.no_https",
+			wantSummary: "this build cannot download the model (no HTTPS support): get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:",
+			wantFirst:   "0.00.010.905 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:",
+		},
+		{
+			name:        "warnings only: the last lines",
+			steps:       []step{ln(0.01, cors), ex(0.1, observe.Exit{Code: 1})},
+			rule:        "exit.status",
+			wantSummary: "the server exited with status 1 before it was ready, with no recognisable error",
+			wantFirst:   cors,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := play(t, cfg, tt.steps, 10)
+			if r == nil {
+				t.Fatal("no verdict")
+			}
+			if r.RuleID != tt.rule || r.Summary != tt.wantSummary {
+				t.Errorf("got %s %q, want %s %q", r.RuleID, r.Summary, tt.rule, tt.wantSummary)
+			}
+			if len(r.Evidence) == 0 || r.Evidence[0] != tt.wantFirst {
+				t.Errorf("evidence %q, want %q first", r.Evidence, tt.wantFirst)
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"vigil/internal/gpu"
 	"vigil/internal/observe"
+	"vigil/internal/oomkill"
 	"vigil/internal/procstat"
 	v "vigil/internal/verdict"
 )
@@ -38,6 +39,13 @@ func (s *seenProcs) add(procs []procstat.Proc) {
 			s.procs[p.PID] = p.Start
 		}
 	}
+}
+
+// start is when pid started, as time since boot, if it was ever sampled.
+func (s *seenProcs) start(pid int) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.procs[pid]
 }
 
 // stillRunning returns the seen processes that still run as themselves
@@ -96,6 +104,33 @@ func (m *monitor) diagnoseStall(res *observe.Result) {
 	if snap := m.deps.GPU.Snapshot(ctx); snap.Available || snap.Hung {
 		res.Evidence = append(res.Evidence, "[vigil] GPUs: "+snap.Summary())
 	}
+}
+
+// noteStart remembers when the server's process started, at once: one
+// killed before the first activity sample must still be matched against
+// the kernel's log by its start (attributeKill).
+func (m *monitor) noteStart() {
+	if m.spec.PID <= 0 {
+		return
+	}
+	if smp, err := m.deps.Proc.Sample([]int{m.spec.PID}); err == nil {
+		m.seen.add(smp.Procs)
+	}
+}
+
+// attributeKill adds to e what the kernel's log says of the server's end:
+// its OOM-kill record, or that the log reaches back to the server's start
+// and has no OOM kill since (so a SIGKILL came from outside).
+func (m *monitor) attributeKill(ctx context.Context, e *observe.Exit) {
+	if m.deps.OOMRecord == nil {
+		return
+	}
+	p := oomkill.Proc{PID: m.spec.PID, Start: m.seen.start(m.spec.PID)}
+	res := m.deps.OOMRecord(ctx, p)
+	if res.Found {
+		e.OOMRecord = res.Record.Line
+	}
+	e.KernelLogRead = res.Covers(p)
 }
 
 // memoryPressure describes the tree's memory against the machine's just

@@ -89,8 +89,9 @@ type Deps struct {
 	// Transport carries the health probes (nil: a fresh one without
 	// keep-alives or proxies).
 	Transport http.RoundTripper
-	// OOMRecord finds the kernel's OOM-killer record of a pid (nil: none).
-	OOMRecord func(ctx context.Context, pid int) string
+	// OOMRecord searches the kernel's log for the OOM-killer record of a
+	// process (nil: the log is never read, as if unreadable).
+	OOMRecord func(ctx context.Context, p oomkill.Proc) oomkill.Result
 	// PollOnly follows the log by polling alone, without fsnotify (whose
 	// reader blocks in a system call, which a synctest bubble cannot wait
 	// out).
@@ -110,15 +111,12 @@ type Outcome struct {
 	Status render.Status
 }
 
-// DefaultOOMRecord looks for the kernel's OOM-killer record of pid,
-// briefly: a kernel log that cannot be read is no record, never a delay.
-func DefaultOOMRecord(ctx context.Context, pid int) string {
+// DefaultOOMRecord searches the kernel's log for the OOM-killer record of
+// p, briefly: a kernel log that cannot be read is no record, never a delay.
+func DefaultOOMRecord(ctx context.Context, p oomkill.Proc) oomkill.Result {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	if r, ok := oomkill.Find(ctx, pid); ok {
-		return r.Line
-	}
-	return ""
+	return oomkill.Finder{}.Search(ctx, p)
 }
 
 // monitor is one Run's shared state.
@@ -163,6 +161,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		nudge:    make(chan struct{}, 1),
 		logDone:  make(chan struct{}),
 	}
+	m.noteStart()
 	if deps.GPU != nil {
 		// An nvidia-smi still running when vigil exits would outlive it.
 		defer deps.GPU.Wait(2 * time.Second)

@@ -92,7 +92,7 @@ func (m *monitor) watchExit(ctx context.Context) {
 	m.waitLogDrained(ctx)
 	e := m.spec.Proc.Exit()
 	if e.Signal == "SIGKILL" {
-		e.OOMRecord = m.oomRecord(ctx)
+		m.attributeKill(ctx, &e)
 		e.Memory = m.memoryPressure()
 	}
 	select {
@@ -128,7 +128,7 @@ func (m *monitor) watchAlive(ctx context.Context) {
 		}
 		m.waitLogDrained(ctx)
 		if e.Signal == "SIGKILL" || e.Gone {
-			e.OOMRecord = m.oomRecord(ctx)
+			m.attributeKill(ctx, &e)
 		}
 		if e.Signal == "SIGKILL" {
 			e.Memory = m.memoryPressure()
@@ -139,13 +139,6 @@ func (m *monitor) watchAlive(ctx context.Context) {
 		}
 		return
 	}
-}
-
-func (m *monitor) oomRecord(ctx context.Context) string {
-	if m.deps.OOMRecord == nil {
-		return ""
-	}
-	return m.deps.OOMRecord(ctx, m.spec.PID)
 }
 
 // sampleOffset delays the first activity sample against the health

@@ -55,6 +55,10 @@ type Exit struct {
 	Gone bool
 	// OOMRecord is the kernel's OOM-killer line for the process, if found.
 	OOMRecord string
+	// KernelLogRead is true when the kernel's log was read, reaches back
+	// to the process's start and holds no OOM kill since: a SIGKILL then
+	// came from outside, not from the OOM killer.
+	KernelLogRead bool
 	// Memory describes the tree's memory use just before the end.
 	Memory string
 }
@@ -104,4 +108,16 @@ type Result struct {
 	Config      srvconfig.Config
 	Important   []srvconfig.KV
 	Fingerprint string
+	// Extras are results attached by name (kernels, notable,
+	// config_changes): shown in the JSON verdict and stored with the
+	// startup in the history (docs/contract.md).
+	Extras map[string]any
+}
+
+// SetExtra attaches a named result.
+func (r *Result) SetExtra(name string, x any) {
+	if r.Extras == nil {
+		r.Extras = map[string]any{}
+	}
+	r.Extras[name] = x
 }

@@ -151,10 +151,12 @@ type Proc struct {
 	// (procstat.Proc.Start): records older than that belong to an earlier
 	// process with the same PID.
 	Start time.Duration
+	// any matches a record of any process (since Start).
+	any bool
 }
 
 func (p Proc) matches(r Record) bool {
-	if r.PID != p.PID {
+	if !p.any && r.PID != p.PID {
 		return false
 	}
 	if p.Comm != "" && truncate(p.Comm) != truncate(r.Comm) {

@@ -85,6 +85,20 @@ type Result struct {
 	// Problems lists why sources could not be read ("dmesg: exit status 1:
 	// dmesg: read kernel buffer failed: Operation not permitted").
 	Problems []string
+	// Oldest is the earliest kernel timestamp (time since boot) of the
+	// sources read; -1 when none was readable. A log whose oldest line is
+	// younger than the process has lost what happened at its start.
+	Oldest time.Duration
+	// Others is true when a readable source holds an OOM-kill record of
+	// another process since p started: a worker the server did not report.
+	Others bool
+}
+
+// Covers reports whether the log was readable and reaches back to p's start,
+// with no OOM kill of any process since: then a SIGKILL of p was not the
+// OOM killer's. A p without a start time is never covered.
+func (r Result) Covers(p Proc) bool {
+	return r.Readable && !r.Found && !r.Others && p.Start > 0 && r.Oldest >= 0 && r.Oldest <= p.Start
 }
 
 // Search reads each source in turn until one holds a record of p.
@@ -93,7 +107,7 @@ func (f Finder) Search(ctx context.Context, p Proc) Result {
 	if sources == nil {
 		sources = DefaultSources
 	}
-	var res Result
+	res := Result{Oldest: -1}
 	for _, src := range sources {
 		if ctx.Err() != nil {
 			break
@@ -108,9 +122,15 @@ func (f Finder) Search(ctx context.Context, p Proc) Result {
 			continue
 		}
 		res.Readable = true
+		if o := oldest(log); o >= 0 && (res.Oldest < 0 || o < res.Oldest) {
+			res.Oldest = o
+		}
 		if r, ok := Scan(log, p); ok {
 			res.Record, res.Found = r, true
 			return res
+		}
+		if _, ok := Scan(log, Proc{Start: p.Start, any: true}); ok {
+			res.Others = true
 		}
 	}
 	return res
@@ -126,6 +146,16 @@ func kernelLines(log []byte) bool {
 		}
 	}
 	return false
+}
+
+// oldest is the first kernel timestamp in log; -1 when it has none.
+func oldest(log []byte) time.Duration {
+	for line := range strings.SplitSeq(string(log), "\n") {
+		if u := uptime(line); u >= 0 {
+			return u
+		}
+	}
+	return -1
 }
 
 func firstLine(s string) string {
@@ -187,8 +217,13 @@ func (f Finder) Attribute(ctx context.Context, p Proc, before Pressure) Attribut
 		a.HostOOM = true
 		a.Summary = res.Record.Summary()
 		a.Evidence = append(a.Evidence, res.Record.Lines...)
-	case res.Readable:
+	case res.Covers(p):
 		a.Summary = fmt.Sprintf("pid %d was killed by SIGKILL but the kernel log has no OOM-kill record of it: not the OOM killer", p.PID)
+	case res.Readable && !res.Others && before.Exhausted():
+		a.Suspected = true
+		a.Summary = fmt.Sprintf("pid %d was killed by SIGKILL while memory was nearly exhausted; the kernel log does not reach back to its start", p.PID)
+	case res.Readable:
+		a.Summary = fmt.Sprintf("pid %d was killed by SIGKILL; the kernel log has no OOM-kill record of it", p.PID)
 	case before.Exhausted():
 		a.Suspected = true
 		a.Summary = fmt.Sprintf("pid %d was killed by SIGKILL while memory was nearly exhausted; the kernel log could not be read to confirm an OOM kill", p.PID)

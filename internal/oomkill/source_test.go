@@ -76,27 +76,38 @@ func TestAttribute(t *testing.T) {
 		name          string
 		src           Source
 		before        Pressure
+		start         time.Duration // the process's start, since boot
 		wantHostOOM   bool
 		wantSuspected bool
 		wantSummary   string
 		wantEvidence  int
 	}{
-		{"OOM record", oom, tight, true, false,
+		{"OOM record", oom, tight, 0, true, false,
 			"the kernel's OOM killer killed pid 51207 (sglang::schedul), anon-rss 58.4 GiB", 4},
-		{"OOM record, memory unknown", oom, Pressure{}, true, false,
+		{"OOM record, memory unknown", oom, Pressure{}, 0, true, false,
 			"the kernel's OOM killer killed pid 51207 (sglang::schedul), anon-rss 58.4 GiB", 3},
-		{"server killed its own tree", clean, roomy, false, false,
+		{"server killed its own tree", clean, roomy, 20 * time.Second, false, false,
 			"pid 51207 was killed by SIGKILL but the kernel log has no OOM-kill record of it: not the OOM killer", 1},
-		{"no record even with memory tight", clean, tight, false, false,
+		{"no record even with memory tight", clean, tight, 20 * time.Second, false, false,
 			"pid 51207 was killed by SIGKILL but the kernel log has no OOM-kill record of it: not the OOM killer", 1},
-		{"log unreadable, memory exhausted", denied, tight, false, true,
+		{"log starts after the process", clean, roomy, 5 * time.Second, false, false,
+			"pid 51207 was killed by SIGKILL; the kernel log has no OOM-kill record of it", 1},
+		{"start unknown, memory tight", clean, tight, 0, false, true,
+			"pid 51207 was killed by SIGKILL while memory was nearly exhausted; the kernel log does not reach back to its start", 1},
+		{"another process OOM-killed since the start", oom, roomy, time.Second, false, false,
+			"pid 51208 was killed by SIGKILL; the kernel log has no OOM-kill record of it", 1},
+		{"log unreadable, memory exhausted", denied, tight, 20 * time.Second, false, true,
 			"pid 51207 was killed by SIGKILL while memory was nearly exhausted; the kernel log could not be read to confirm an OOM kill", 1},
-		{"log unreadable, memory fine", denied, roomy, false, false,
+		{"log unreadable, memory fine", denied, roomy, 20 * time.Second, false, false,
 			"pid 51207 was killed by SIGKILL; the kernel log could not be read", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := Finder{Sources: []Source{tt.src}}.Attribute(t.Context(), Proc{PID: 51207, Comm: "sglang::scheduler_TP3"}, tt.before)
+			pid := 51207
+			if strings.HasPrefix(tt.name, "another") {
+				pid = 51208
+			}
+			a := Finder{Sources: []Source{tt.src}}.Attribute(t.Context(), Proc{PID: pid, Start: tt.start}, tt.before)
 			if a.HostOOM != tt.wantHostOOM || a.Suspected != tt.wantSuspected {
 				t.Errorf("got host_oom %v, suspected %v, want %v, %v", a.HostOOM, a.Suspected, tt.wantHostOOM, tt.wantSuspected)
 			}

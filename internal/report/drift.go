@@ -11,41 +11,10 @@ import (
 )
 
 // Change is one configuration key that differs between two startups.
-type Change struct {
-	Key string
-	// Kind is "changed", "added" (only in the newer) or "removed" (only in
-	// the older).
-	Kind     string
-	Old, New string
-}
+type Change = srvconfig.Change
 
-// ConfigChanges lists the keys that differ from old to cur: changed and
-// added keys in cur's print order, then removed ones in old's.
-func ConfigChanges(old, cur srvconfig.Config) []Change {
-	om, cm := old.Map(), cur.Map()
-	var out []Change
-	seen := map[string]bool{}
-	for _, kv := range cur {
-		if seen[kv.Key] {
-			continue
-		}
-		seen[kv.Key] = true
-		was, ok := om[kv.Key]
-		switch {
-		case !ok:
-			out = append(out, Change{Key: kv.Key, Kind: "added", New: cm[kv.Key]})
-		case was != cm[kv.Key]:
-			out = append(out, Change{Key: kv.Key, Kind: "changed", Old: was, New: cm[kv.Key]})
-		}
-	}
-	for _, kv := range old {
-		if _, ok := cm[kv.Key]; !ok && !seen[kv.Key] {
-			seen[kv.Key] = true
-			out = append(out, Change{Key: kv.Key, Kind: "removed", Old: om[kv.Key]})
-		}
-	}
-	return out
-}
+// ConfigChanges lists the keys that differ from old to cur (srvconfig.Changes).
+func ConfigChanges(old, cur srvconfig.Config) []Change { return srvconfig.Changes(old, cur) }
 
 type driftView struct {
 	// First: no earlier startup of this model on this host.
