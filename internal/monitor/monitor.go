@@ -107,6 +107,9 @@ type Sink interface {
 type Outcome struct {
 	Result *observe.Result
 	Status render.Status
+	// Offset is how far into the log the lines handed to the judge reach:
+	// where judging the server's life after ready ([Follow]) reads on.
+	Offset int64
 }
 
 // DefaultOOMRecord looks for the kernel's OOM-killer record of pid,
@@ -177,7 +180,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		return Outcome{}, err
 	}
 	m.evidence(res)
-	return Outcome{Result: res, Status: m.status(m.deps.Now())}, nil
+	return Outcome{Result: res, Status: m.status(m.deps.Now()), Offset: m.emitted.Load()}, nil
 }
 
 func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {

@@ -1,0 +1,101 @@
+package monitor
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"vigil/internal/logline"
+	"vigil/internal/observe"
+	v "vigil/internal/verdict"
+)
+
+func TestLifeJudge(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	type step struct {
+		at     time.Duration
+		line   string
+		health observe.HealthState
+		exit   *observe.Exit
+	}
+	cases := []struct {
+		name     string
+		server   string
+		stopping bool
+		steps    []step
+		how      string
+		cause    v.Cause
+		evidence string
+	}{
+		{name: "cuda crash then exit", server: "vllm", steps: []step{
+			{at: time.Second, line: "RuntimeError: CUDA error: an illegal memory access was encountered"},
+			{at: 2 * time.Second, exit: &observe.Exit{Code: 1}},
+		}, how: LifeDied, cause: v.CUDA, evidence: "illegal memory access"},
+		{name: "plain exit is a crash", server: "sglang", steps: []step{
+			{at: time.Second, line: "INFO:     127.0.0.1:4242 - \"POST /generate HTTP/1.1\" 200 OK"},
+			{at: 2 * time.Second, exit: &observe.Exit{Signal: "SIGSEGV"}},
+		}, how: LifeDied, cause: v.Crash, evidence: "killed by SIGSEGV"},
+		{name: "kernel OOM kill", server: "sglang", steps: []step{
+			{at: 2 * time.Second, exit: &observe.Exit{Signal: "SIGKILL", OOMRecord: "Out of memory: Killed process 42 (python)"}},
+		}, how: LifeDied, cause: v.HostOOM, evidence: "Killed process 42"},
+		{name: "health failing past the threshold", server: "sglang", steps: []step{
+			{at: time.Second, health: observe.HealthOK},
+			{at: 2 * time.Second, health: observe.HealthError},
+			{at: 30 * time.Second, health: observe.HealthError},
+			{at: 63 * time.Second},
+		}, how: LifeHung, cause: v.Health, evidence: "health: error"},
+		{name: "health recovering is not a hang", server: "sglang", steps: []step{
+			{at: 2 * time.Second, health: observe.HealthError},
+			{at: 50 * time.Second, health: observe.HealthOK},
+			{at: 100 * time.Second},
+		}},
+		{name: "sglang watchdog and no exit", server: "sglang", steps: []step{
+			{at: time.Second, line: "[2026-01-01 00:00:01] Watchdog timeout (self.watchdog_timeout=300)"},
+			{at: 12 * time.Second},
+		}, how: LifeHung, cause: v.Crash, evidence: "Watchdog timeout"},
+		{name: "vllm engine dead then exit", server: "vllm", steps: []step{
+			{at: time.Second, line: "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."},
+			{at: 3 * time.Second, exit: &observe.Exit{Code: 1}},
+		}, how: LifeDied, cause: v.Crash, evidence: "EngineDeadError"},
+		{name: "a stop asked for", server: "tgi", stopping: true, steps: []step{
+			{at: 3 * time.Second, exit: &observe.Exit{Signal: "SIGTERM"}},
+		}, how: LifeStopped},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lj := newLifeJudge(LifeSpec{Stopping: func() bool { return tc.stopping }}, tc.server)
+			var end *LifeEnd
+			for _, s := range tc.steps {
+				now := t0.Add(s.at)
+				if s.line != "" {
+					lj.line(logline.Line{Text: s.line}, now)
+				}
+				if s.health != "" {
+					lj.healthChanged(observe.Health{State: s.health}, now)
+				}
+				if s.exit != nil {
+					end = lj.exited(*s.exit, now)
+					break
+				}
+				if end = lj.tick(now); end != nil {
+					break
+				}
+			}
+			if tc.how == "" {
+				if end != nil {
+					t.Fatalf("ended %s (%s), want still serving", end.How, end.Summary)
+				}
+				return
+			}
+			if end == nil {
+				t.Fatalf("no end, want %s", tc.how)
+			}
+			if end.How != tc.how || end.Cause != tc.cause {
+				t.Errorf("end %s/%s, want %s/%s (%s)", end.How, end.Cause, tc.how, tc.cause, end.Summary)
+			}
+			if tc.evidence != "" && !strings.Contains(strings.Join(end.Evidence, "\n"), tc.evidence) {
+				t.Errorf("evidence %q lacks %q", end.Evidence, tc.evidence)
+			}
+		})
+	}
+}
