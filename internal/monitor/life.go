@@ -189,7 +189,9 @@ type lifeJudge struct {
 
 func newLifeJudge(ls LifeSpec, server string) *lifeJudge {
 	lj := &lifeJudge{hangAfter: ls.HangAfter, settle: ls.Settle, stopping: ls.Stopping,
-		profile: classify.Lookup(server), healthOK: true}
+		profile: classify.Lookup(server),
+		// The ready verdict came with a healthy answer (or no endpoint).
+		healthOK: true, haveHealth: true, lastState: observe.HealthOK}
 	if lj.hangAfter <= 0 {
 		lj.hangAfter = DefaultHangAfter
 	}

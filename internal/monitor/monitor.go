@@ -69,6 +69,10 @@ type Spec struct {
 	Later func() []string
 	// Smoke sends the generation request once the judge asks for it.
 	Smoke func(ctx context.Context, server string) observe.SmokeResult
+	// Progressed, when set, is told after every step of the judge when the
+	// latest sign of progress came (a supervisor's start deadline follows
+	// it).
+	Progressed func(at time.Time)
 	// Stop, when set, stops the server after a verdict other than ready;
 	// the processes that outlive it are named in the evidence.
 	Stop func()
@@ -216,7 +220,12 @@ func (m *monitor) session() *Session {
 		Lines: m.lines, Health: m.health, Activity: m.activity, Exit: m.exit, Notes: m.notes,
 		OnNote: func(at time.Time, msg string) { m.sink.Note(at, "%s", msg) },
 		Sink:   func(e observe.Event) { m.sink.Event(e, m.status(e.At)) },
-		OnTick: func(now time.Time) { m.sink.Tick(m.status(now)) },
+		OnTick: func(now time.Time) {
+			if m.spec.Progressed != nil {
+				m.spec.Progressed(m.j.LastProgress())
+			}
+			m.sink.Tick(m.status(now))
+		},
 		Smoke:  m.spec.Smoke,
 	}
 }
