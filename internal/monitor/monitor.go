@@ -226,7 +226,7 @@ func (m *monitor) session() *Session {
 			}
 			m.sink.Tick(m.status(now))
 		},
-		Smoke:  m.spec.Smoke,
+		Smoke: m.spec.Smoke,
 	}
 }
 
