@@ -19,6 +19,7 @@ import (
 	"vigil/internal/facts"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
+	"vigil/internal/life"
 	"vigil/internal/monitor"
 	"vigil/internal/notify"
 	"vigil/internal/observe"
@@ -81,7 +82,7 @@ that did not end cleanly.`,
 	cmd.Flags().SetInterspersed(false)
 	opts.registerRun(cmd.Flags())
 	cmd.Flags().StringVar(&opts.listen, "listen", defaultListen, "where the probe and metrics endpoints listen (`ADDR` host:port)")
-	cmd.Flags().DurationVar(&opts.hangAfter, "hang-after", monitor.DefaultHangAfter, "after ready, how long the health endpoint may keep failing before the server counts as hung")
+	cmd.Flags().DurationVar(&opts.hangAfter, "hang-after", life.DefaultHangAfter, "after ready, how long the health endpoint may keep failing before the server counts as hung")
 	return cmd
 }
 
@@ -269,9 +270,9 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		return superviseEnd(env, board, proc, &forced, joinSide)
 	}
 	switch end.How {
-	case monitor.LifeDied:
+	case life.Died:
 		board.Died(end.Cause, end.Summary, end.At)
-	case monitor.LifeHung:
+	case life.Hung:
 		board.Hung(true, end.Cause, end.Summary)
 		board.Stopping()
 		r.Note(time.Now(), "the server hangs: stopping its process group (pid %d)", proc.Pid)
@@ -369,11 +370,11 @@ func (s lifeSink) Note(at time.Time, format string, a ...any) { s.r.Note(at, for
 
 // reportLife tells how the server's life after ready ended: a line and
 // its evidence on stderr, and with --json a "life" event on stdout.
-func reportLife(env *Env, asJSON bool, end *monitor.LifeEnd, readyAt time.Time) {
+func reportLife(env *Env, asJSON bool, end *life.End, readyAt time.Time) {
 	after := end.At.Sub(readyAt).Round(time.Second)
 	w := env.IO.ErrOut
 	switch end.How {
-	case monitor.LifeStopped:
+	case life.Stopped:
 		fmt.Fprintf(w, "vigil: %s (%s after ready)\n", termsafe.String(end.Summary), after)
 	default:
 		fmt.Fprintf(w, "vigil: the server %s %s after ready: %s: %s\n", end.How, after, end.Cause, termsafe.String(end.Summary))
