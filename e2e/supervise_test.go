@@ -290,3 +290,40 @@ func startProm(t *testing.T, bin, target string) prom {
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 	return prom{url: "http://" + addr}
 }
+
+// TestWatchFollowSeesCrash: watch --follow keeps judging after ready and
+// names a crash hours later as supervise does, without signalling.
+func TestWatchFollowSeesCrash(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	sc, err := filepath.Abs(filepath.Join("testdata", "supervise", "slow-load-then-cuda-crash.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	logPath := sb.path("server.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	server := exec.Command(vigilBin, "play", sc, "--port", strconv.Itoa(port), "--", "python3", "-m", "sglang.launch_server", "--port", strconv.Itoa(port))
+	server.Stdout, server.Stderr = logf, logf
+	server.Env = sb.env
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
+	v := startVigil(t, sb.env, "watch", "--follow", "--json", "--server", "sglang", "--url", fmt.Sprintf("http://127.0.0.1:%d", port),
+		"--pid", strconv.Itoa(server.Process.Pid), "--log", logPath)
+	if !v.wait(t, 60*time.Second) {
+		t.Fatalf("watch --follow did not end\n%s", v.excerpt())
+	}
+	if v.code != 4 {
+		t.Errorf("exit status %d, want 4\n%s", v.code, v.excerpt())
+	}
+	if life := lifeEvent(v.stdout.Bytes()); life == nil || life["cause"] != "cuda" {
+		t.Errorf("life event %v, want died of cuda\n%s", life, v.excerpt())
+	}
+}
