@@ -56,6 +56,10 @@ func TestJudge(t *testing.T) {
 			{at: time.Second, line: "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."},
 			{at: 3 * time.Second, exit: &observe.Exit{Code: 1}},
 		}, how: Died, cause: v.Crash, evidence: "EngineDeadError"},
+		{name: "a runtime OOM", server: "vllm", steps: []step{
+			{at: time.Second, line: "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB"},
+			{at: 2 * time.Second, exit: &observe.Exit{Code: 1}},
+		}, how: Died, cause: v.GPUOOM, evidence: "CUDA out of memory"},
 		{name: "a stop asked for", server: "tgi", stopping: true, steps: []step{
 			{at: 3 * time.Second, exit: &observe.Exit{Signal: "SIGTERM"}},
 		}, how: Stopped},
