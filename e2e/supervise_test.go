@@ -171,6 +171,18 @@ func TestSuperviseUnderSystemd(t *testing.T) {
 		if ev := fmt.Sprint(life["evidence"]); !strings.Contains(ev, "illegal memory access") {
 			t.Errorf("evidence %s lacks the CUDA error", ev)
 		}
+		// The history keeps how the life ended with the startup.
+		hist := exec.Command(vigilBin, "history", "--json")
+		hist.Env = sb.env
+		b, err := hist.Output()
+		var startups []struct {
+			Results struct {
+				Life struct{ How, Cause string }
+			}
+		}
+		if err != nil || json.Unmarshal(b, &startups) != nil || len(startups) != 1 || startups[0].Results.Life.Cause != "cuda" {
+			t.Errorf("history: %v %s", err, clip(string(b), 2000))
+		}
 		if len(sd.sent("STOPPING=1")) == 0 {
 			t.Errorf("no STOPPING=1 on the way down: %q", sd.sent(""))
 		}

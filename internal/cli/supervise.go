@@ -257,7 +257,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		return superviseEnd(env, board, proc, &forced, joinSide)
 	}
 	board.Ready(res.At)
-	finish(r, out, info, hist, model, extras)
+	id := finishID(r, out, info, hist, model, extras)
 
 	ls := monitor.LifeSpec{
 		Spec: spec, ReadyAt: res.At, HangAfter: opts.hangAfter,
@@ -279,7 +279,46 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		proc.Stop(opts.grace, nil)
 	}
 	reportLife(env, opts.json, end, res.At)
+	if warn := recordLife(env, &opts.judgeFlags, kind, model, id, end, res.At); warn != "" {
+		fmt.Fprintln(env.IO.ErrOut, "vigil: "+warn)
+	}
 	return superviseEnd(env, board, proc, &forced, joinSide)
+}
+
+// finishID is finish, returning the startup's history id (0: none).
+func finishID(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any) int64 {
+	st := out.Status
+	id, warn := hist.record(out.Result, info, model, extras)
+	if warn != "" {
+		r.Note(time.Now(), "%s", warn)
+	}
+	st.HistoryID = id
+	st.Extras = extras
+	r.End(out.Result, st)
+	return id
+}
+
+// recordLife attaches how the life after ready ended to the startup's
+// history entry, as its "life" result.
+func recordLife(env *Env, f *judgeFlags, kind, model string, id int64, end *life.End, readyAt time.Time) string {
+	if id == 0 {
+		return ""
+	}
+	h := openStartupHistory(env, f, kind, model)
+	if h.store == nil {
+		return ""
+	}
+	defer h.store.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := h.store.AttachResults(ctx, id, "life", map[string]any{
+		"how": end.How, "cause": string(end.Cause), "summary": end.Summary,
+		"evidence": end.Evidence, "after_ready_s": end.At.Sub(readyAt).Seconds(),
+	})
+	if err != nil {
+		return "the life after ready not recorded: " + err.Error()
+	}
+	return ""
 }
 
 // superviseEnd waits for the server, records how it ended and maps the
