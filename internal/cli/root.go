@@ -86,6 +86,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newVersionCmd(env),
 		newReportCmd(env),
 		newProbeCmd(env),
+		newSuperviseCmd(env),
 	)
 	addSSHFlag(root)
 	return root

@@ -11,12 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/classify"
+	"vigil/internal/facts"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
+	"vigil/internal/life"
 	"vigil/internal/monitor"
+	"vigil/internal/observe"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
 	"vigil/internal/render"
+	v "vigil/internal/verdict"
 )
 
 type watchOptions struct {
@@ -25,6 +29,10 @@ type watchOptions struct {
 	pid  int
 	unit string
 	user bool
+	// follow keeps judging after ready (life.go), hangAfter its health
+	// threshold.
+	follow    bool
+	hangAfter time.Duration
 }
 
 func newWatchCmd(env *Env) *cobra.Command {
@@ -41,7 +49,11 @@ Only this run counts: lines of earlier runs already in the log are skipped
 start banners and the file's modification time), and vigil says what it
 skipped. watch never signals the server, whatever the verdict.
 
-Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
+With --follow it keeps judging after ready, as vigil supervise does, until
+the server dies (exit 4) or hangs (exit 5), saying why.
+
+Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 4 died after ready
+(--follow), 5 hung after ready (--follow), 124 timeout.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runWatch(cmd.Context(), env, opts)
@@ -52,12 +64,17 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 	cmd.Flags().IntVar(&opts.pid, "pid", 0, "the server's process id (default: the process writing --log, or the unit's main process)")
 	cmd.Flags().StringVar(&opts.unit, "unit", "", "a systemd unit whose current activation to judge")
 	cmd.Flags().BoolVar(&opts.user, "user", false, "with --unit: the user's service manager")
+	cmd.Flags().BoolVar(&opts.follow, "follow", false, "after ready, keep judging the server's life until it dies or hangs (never signals it)")
+	cmd.Flags().DurationVar(&opts.hangAfter, "hang-after", life.DefaultHangAfter, "with --follow: how long the health endpoint may keep failing after ready before the server counts as hung")
 	return cmd
 }
 
 func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
+	}
+	if opts.hangAfter <= 0 {
+		return Usagef("watch: --hang-after must be positive")
 	}
 	if (opts.log == "") == (opts.unit == "") {
 		return Usagef("watch: give exactly one of --log FILE or --unit UNIT")
@@ -158,5 +175,35 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		return err
 	}
 	finish(r, out, info, hist, model, extras)
-	return verdictExit(out.Result)
+	if !opts.follow || out.Result.Verdict != v.Ready {
+		return verdictExit(out.Result)
+	}
+	return followWatch(ctx, env, opts, spec, out, r)
+}
+
+// followWatch judges the life after ready of a server vigil watches.
+func followWatch(ctx context.Context, env *Env, opts *watchOptions, spec monitor.Spec, out monitor.Outcome, r render.Renderer) error {
+	ls := monitor.LifeSpec{Spec: spec, ReadyAt: out.Result.At, HangAfter: opts.hangAfter}
+	ls.Spec.Offset = out.Offset
+	end, err := monitor.Follow(ctx, ls, hostDeps(), noteSink{r})
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was left as it is")
+			return &ExitError{Code: 130}
+		}
+		return err
+	}
+	reportLife(env, opts.json, end, out.Result.At)
+	if end.How == life.Hung {
+		return &ExitError{Code: facts.ExitHung}
+	}
+	return &ExitError{Code: facts.ExitDied}
+}
+
+// noteSink shows the life after ready of a server vigil only watches.
+type noteSink struct{ r render.Renderer }
+
+func (s noteSink) Health(h observe.Health, at time.Time) { s.r.Note(at, "health: %s", h.State) }
+func (s noteSink) Note(at time.Time, format string, a ...any) {
+	s.r.Note(at, format, a...)
 }

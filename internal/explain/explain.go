@@ -90,6 +90,8 @@ type Run struct {
 	// RuleID names the catalogue entry behind a failure.
 	RuleID string
 	Phases []Phase
+	// Life is how a ready run's life went after ready (life.go).
+	Life *AfterReady
 }
 
 // Phase is one phase a run went through.
@@ -222,6 +224,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 		free <- c
 	}
 	if open != nil {
+		open.atLogEnd = true
 		out(open.finish())
 	}
 	return readErr
@@ -317,6 +320,7 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, from, to int, st *runState, f
 			st = newRun(o.Server, &c.lines[i], c.t0(i, sp))
 			seg = i
 		} else if c.accepts(st, i, sp) {
+			c.keepTail(st, seg, i, sp)
 			c.settle(st, seg, i, sp)
 			finish(st.finish())
 			st = newRun(o.Server, &c.lines[i], c.t0(i, sp))
@@ -332,6 +336,7 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, from, to int, st *runState, f
 		st.feed(&c.lines[i], &c.meta[i], c.stamp(i, sp))
 	}
 	if st != nil {
+		c.keepTail(st, seg, to, sp)
 		c.settle(st, seg, to, sp)
 	}
 	return st

@@ -32,6 +32,7 @@ func WriteText(w io.Writer, r *Run) error {
 		fmt.Fprintf(&b, "  verdict   %s\n", r.Verdict)
 	}
 	fmt.Fprintf(&b, "  summary   %s\n", r.Summary)
+	lifeText(&b, r.Life)
 	if len(r.Phases) > 0 {
 		var ps []string
 		for _, p := range mergePhases(r.Phases) {
@@ -74,6 +75,7 @@ type jsonRun struct {
 	Evidence  []string  `json:"evidence"`
 	Rule      string    `json:"rule,omitempty"`
 	Phases    phaseList `json:"phases"`
+	Life      *jsonLife `json:"after_ready,omitempty"`
 }
 
 // WriteJSON writes a run as one JSON object on one line. file names the
@@ -83,6 +85,7 @@ func WriteJSON(w io.Writer, file string, r *Run) error {
 		File: file, Run: r.Index, Lines: r.Lines, FirstLine: r.FirstLine, Offset: r.Offset,
 		Verdict: string(r.Verdict), Phase: string(r.Phase), Summary: r.Summary, Hint: r.Hint,
 		Evidence: r.Evidence, Rule: r.RuleID, Phases: mergePhases(r.Phases),
+		Life: lifeJSON(r.Life),
 	}
 	if r.Server != "" {
 		j.Server = &r.Server

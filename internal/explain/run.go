@@ -84,6 +84,12 @@ type runState struct {
 	ring   [ringSize]string
 	ringN  int
 	server string
+	// readyLine is the line of the ready verdict (0: none); tail the
+	// lines after it that tell how the life ended (life.go); atLogEnd is
+	// set when the log ends with the run.
+	readyLine int64
+	tail      lifeTail
+	atLogEnd  bool
 }
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
@@ -229,6 +235,7 @@ func (st *runState) tick(now time.Time) bool {
 		// See what the health answers say next (readyByUp has waited
 		// already and ends this).
 		st.readyNo, st.readyAt, st.badRun = st.last, now, 0
+		st.readyLine = st.last
 	}
 	return true
 }
@@ -516,6 +523,9 @@ func (st *runState) finish() *Run {
 			at = r.End
 		}
 		r.Phases = phases(st.spans, r.Start, at, r.Timed, res.Verdict == v.Ready)
+		if res.Verdict == v.Ready {
+			r.Life = st.lifeAfterReady(res.At, r.Timed)
+		}
 		switch {
 		case res.Verdict != v.Ready:
 		case !r.Timed:

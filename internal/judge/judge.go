@@ -216,6 +216,9 @@ func (j *Judge) Up() bool { return j.upSaid }
 // HealthNow is the latest health probe result.
 func (j *Judge) HealthNow() observe.Health { return j.health }
 
+// LastProgress is when the latest sign of progress of any kind came.
+func (j *Judge) LastProgress() time.Time { return j.lastProgress }
+
 // Done is the verdict, once there is one.
 func (j *Judge) Done() *observe.Result { return j.result }
 

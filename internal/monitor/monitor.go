@@ -70,6 +70,10 @@ type Spec struct {
 	Later func() []string
 	// Smoke sends the generation request once the judge asks for it.
 	Smoke func(ctx context.Context, server string) observe.SmokeResult
+	// Progressed, when set, is told after every step of the judge when the
+	// latest sign of progress came (a supervisor's start deadline follows
+	// it).
+	Progressed func(at time.Time)
 	// Stop, when set, stops the server after a verdict other than ready;
 	// the processes that outlive it are named in the evidence.
 	Stop func()
@@ -109,6 +113,9 @@ type Sink interface {
 type Outcome struct {
 	Result *observe.Result
 	Status render.Status
+	// Offset is how far into the log the lines handed to the judge reach:
+	// where judging the server's life after ready ([Follow]) reads on.
+	Offset int64
 }
 
 // DefaultOOMRecord searches the kernel's log for the OOM-killer record of
@@ -137,6 +144,9 @@ type monitor struct {
 	// it has returned, every line it read handed to the session.
 	follower *follow.Follower
 	logDone  chan struct{}
+	// emitted is how far into the log the lines handed to the session
+	// reach: where judging the life after ready reads on.
+	emitted atomic.Int64
 
 	rss  atomic.Int64 // the tree's resident memory at the last sample
 	seen seenProcs
@@ -161,6 +171,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		nudge:    make(chan struct{}, 1),
 		logDone:  make(chan struct{}),
 	}
+	m.emitted.Store(spec.Offset)
 	m.noteStart()
 	if deps.GPU != nil {
 		// An nvidia-smi still running when vigil exits would outlive it.
@@ -178,7 +189,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		return Outcome{}, err
 	}
 	m.evidence(res)
-	return Outcome{Result: res, Status: m.status(m.deps.Now())}, nil
+	return Outcome{Result: res, Status: m.status(m.deps.Now()), Offset: m.emitted.Load()}, nil
 }
 
 func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
@@ -215,9 +226,14 @@ func (m *monitor) session() *Session {
 		Lines: m.lines, Health: m.health, Activity: m.activity, Exit: m.exit, Notes: m.notes,
 		OnNote: func(at time.Time, msg string) { m.sink.Note(at, "%s", msg) },
 		Sink:   func(e observe.Event) { m.sink.Event(e, m.status(e.At)) },
-		OnTick: func(now time.Time) { m.sink.Tick(m.status(now)) },
-		Smoke:  m.spec.Smoke,
-		Nudge:  m.nudge,
+		OnTick: func(now time.Time) {
+			if m.spec.Progressed != nil {
+				m.spec.Progressed(m.j.LastProgress())
+			}
+			m.sink.Tick(m.status(now))
+		},
+		Smoke: m.spec.Smoke,
+		Nudge: m.nudge,
 	}
 }
 

@@ -26,6 +26,7 @@ func (m *monitor) followLog(ctx context.Context) {
 	_ = m.follower.Run(ctx, func(l logline.Line) {
 		select {
 		case m.lines <- l:
+			m.emitted.Store(l.Offset + int64(len(l.Text)) + l.Cut)
 		case <-ctx.Done():
 		}
 	})

@@ -1,0 +1,189 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"vigil/internal/life"
+	"vigil/internal/stamp"
+	v "vigil/internal/verdict"
+)
+
+// How a ready run's life after ready reads in the log.
+const (
+	// LifeServing: nothing after ready said the server died, and the log
+	// ends with it.
+	LifeServing = "serving"
+	// LifeEnded: another start followed, and no line said why this one
+	// ended.
+	LifeEnded = "ended"
+	// LifeDied: a line after ready said the server died or is stuck.
+	LifeDied = life.Died
+)
+
+// AfterReady is how a ready run's life went after its ready verdict.
+type AfterReady struct {
+	How   string
+	Cause v.Cause
+	// After is how long after ready the end came (or the log ends), when
+	// the lines carry stamps (Timed).
+	After    time.Duration
+	Timed    bool
+	Summary  string
+	Evidence []string
+}
+
+// tailSize bounds the lines after ready kept for judging how the life
+// ended: the words of a death come last, right before the log ends or the
+// next start.
+const tailSize = 128
+
+// tailLine is one kept line after ready.
+type tailLine struct {
+	no   int64
+	text string
+	t    int64
+}
+
+// lifeTail keeps the last lines of a ready run.
+type lifeTail struct {
+	lines  [tailSize]tailLine
+	n      int
+	lastNo int64
+}
+
+func (lt *lifeTail) push(no int64, text string, t int64) {
+	if no <= lt.lastNo {
+		return
+	}
+	lt.lastNo = no
+	lt.lines[lt.n%tailSize] = tailLine{no: no, text: strings.Clone(text), t: t}
+	lt.n++
+}
+
+// keepTail keeps the last lines of [from, to) that came after st's ready
+// verdict. An idle run's lines are only counted as they pass, so this is
+// where the few that may tell its end are read.
+func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
+	if st == nil || st.readyLine == 0 {
+		return
+	}
+	for k := max(from, to-tailSize); k < to; k++ {
+		l := &c.lines[k]
+		if l.No <= st.readyLine || l.No <= st.tail.lastNo {
+			continue
+		}
+		m := &c.meta[k]
+		if m.flags&fStamped == 0 {
+			m.stamp = sp.Of(l.Text)
+			m.flags |= fStamped
+		}
+		st.tail.push(l.No, l.Text, m.stamp)
+	}
+}
+
+// lifeAfterReady judges the kept lines of a ready run.
+func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
+	lj := life.New(life.Config{Server: st.server})
+	lt := &st.tail
+	last := readyAt
+	for i := max(0, lt.n-tailSize); i < lt.n; i++ {
+		l := lt.lines[i%tailSize]
+		at := last
+		if l.t != 0 {
+			at = time.Unix(0, l.t)
+			last = at
+		}
+		lj.Line(l.text, at)
+	}
+	a := &AfterReady{Timed: timed}
+	end := lj.Offline()
+	switch {
+	case end != nil:
+		a.How, a.Cause, a.Summary, a.Evidence = LifeDied, end.Cause, end.Summary, clone(end.Evidence)
+		if timed {
+			a.After = end.At.Sub(readyAt)
+		}
+		if a.Summary == "" {
+			a.Summary = "the server died"
+		}
+	case st.atLogEnd:
+		a.How = LifeServing
+		a.Summary = "still serving at the end of the log"
+		if timed {
+			a.After = time.Unix(0, st.end).Sub(readyAt)
+		}
+	default:
+		a.How = LifeEnded
+		a.Summary = "ended without a word of why; the next start followed"
+		if timed {
+			a.After = time.Unix(0, st.end).Sub(readyAt)
+		}
+	}
+	a.After = max(a.After, 0)
+	return a
+}
+
+// lifeText is the text form's after-ready lines.
+func lifeText(b *strings.Builder, a *AfterReady) {
+	if a == nil {
+		return
+	}
+	after := ""
+	if a.Timed {
+		after = " after " + lifeDur(a.After)
+	}
+	switch a.How {
+	case LifeDied:
+		fmt.Fprintf(b, "  after ready  died%s: %s: %s\n", after, a.Cause, a.Summary)
+		for _, e := range a.Evidence {
+			fmt.Fprintf(b, "    %s\n", e)
+		}
+	case LifeServing:
+		if a.Timed {
+			fmt.Fprintf(b, "  after ready  still serving at the end of the log, %s after ready\n", lifeDur(a.After))
+		} else {
+			fmt.Fprintf(b, "  after ready  still serving at the end of the log\n")
+		}
+	default:
+		fmt.Fprintf(b, "  after ready  ended%s without a word of why; the next start followed\n", after)
+	}
+}
+
+// lifeDur is a life's length: to the minute once it is hours long.
+func lifeDur(d time.Duration) string {
+	if d < time.Hour {
+		return fmtDur(d)
+	}
+	m := int64(d / time.Minute)
+	return fmt.Sprintf("%dh%dm", m/60, m%60)
+}
+
+// jsonLife is the --json form of AfterReady.
+type jsonLife struct {
+	How      string   `json:"how"`
+	Cause    *string  `json:"cause"`
+	AfterS   *float64 `json:"after_s"`
+	Summary  string   `json:"summary"`
+	Evidence []string `json:"evidence"`
+}
+
+func lifeJSON(a *AfterReady) *jsonLife {
+	if a == nil {
+		return nil
+	}
+	j := &jsonLife{How: a.How, Summary: a.Summary, Evidence: a.Evidence}
+	if a.How == LifeDied {
+		c := string(a.Cause)
+		j.Cause = &c
+	}
+	if a.Timed {
+		s := a.After.Seconds()
+		j.AfterS = &s
+	}
+	if j.Evidence == nil {
+		j.Evidence = []string{}
+	}
+	return j
+}

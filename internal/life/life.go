@@ -1,0 +1,286 @@
+// Package life judges a server's life after its ready verdict: the lines
+// that say it died or is stuck (its own watchdogs, engine-dead errors, shard
+// deaths, runtime OOMs, CUDA faults), health answers failing past a
+// threshold, and its end. It is pure: the live monitor feeds it as the
+// server runs, explain feeds it a finished log's last lines.
+package life
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"vigil/internal/classify"
+	"vigil/internal/observe"
+	v "vigil/internal/verdict"
+)
+
+// How a server's life after ready ended.
+const (
+	// Died: the server ended without being asked to.
+	Died = "died"
+	// Hung: the server is alive but its health kept failing past the
+	// threshold, or its own watchdog said it is stuck.
+	Hung = "hung"
+	// Stopped: the server ended after a stop was asked for.
+	Stopped = "stopped"
+)
+
+// Defaults of a Config.
+const (
+	DefaultHangAfter = 60 * time.Second
+	DefaultSettle    = 10 * time.Second
+)
+
+// Config tunes a Judge.
+type Config struct {
+	// Server is the server kind, for its catalogue.
+	Server string
+	// HangAfter is how long the health answers may keep failing before
+	// the server counts as hung (0: DefaultHangAfter).
+	HangAfter time.Duration
+	// Settle is how long a watchdog or death line may go unanswered by the
+	// process ending before the server counts as hung (0: DefaultSettle).
+	Settle time.Duration
+	// Stopping reports whether a stop was asked for, so that the server's
+	// end is a stop and not a death (nil: never).
+	Stopping func() bool
+}
+
+// End is how the life ended, with its explanation.
+type End struct {
+	How      string
+	Cause    v.Cause
+	Summary  string
+	Evidence []string
+	At       time.Time
+	// Exit is the server's exit, when it ended.
+	Exit *observe.Exit
+}
+
+// Rule is a line that says a serving server is dead or stuck, which the
+// startup catalogue either does not know or knows without a cause.
+type Rule struct {
+	ID    string
+	re    *regexp.Regexp
+	Cause v.Cause // "" : the cause comes from the lines around it, else crash
+	Title string
+}
+
+// Rules are the servers' own watchdogs and death notices.
+var Rules = []Rule{
+	// sglang managers/scheduler.py: the watchdog thread, then it kills
+	// its process tree.
+	{ID: "sglang.watchdog", re: regexp.MustCompile(`[Ww]atchdog timeout \(`), Title: "SGLang's scheduler watchdog found the scheduler stuck"},
+	// vllm v1/engine/exceptions.py and the v0 async engine.
+	{ID: "vllm.engine_dead", re: regexp.MustCompile(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError`), Title: "vLLM's engine died"},
+	// TGI launcher/src/main.rs.
+	{ID: "tgi.shard_dead", re: regexp.MustCompile(`Shard \d+ crashed|Shard process was signaled|Shard \d+ terminated`), Title: "a TGI shard died"},
+	// NCCL's watchdog in torch's ProcessGroupNCCL.
+	{ID: "nccl.watchdog", re: regexp.MustCompile(`Watchdog caught collective operation timeout`), Cause: v.NCCL, Title: "an NCCL collective timed out"},
+}
+
+// maxEvidence bounds the lines kept as evidence.
+const maxEvidence = 12
+
+// Judge reads lines, health answers and the exit of a server after ready,
+// and decides how its life ended.
+type Judge struct {
+	hangAfter, settle time.Duration
+	stopping          func() bool
+	profile           *classify.Profile
+
+	cause    v.Cause
+	title    string
+	evidence []string
+	// alarm is when a watchdog or death line came (zero: none); firstAt
+	// when the first line kept as evidence came.
+	alarm   time.Time
+	firstAt time.Time
+
+	healthOK    bool
+	haveHealth  bool
+	failingFrom time.Time
+	lastState   observe.HealthState
+	flaps       int
+	flapNoted   bool
+}
+
+// New returns a judge of a server that just became ready.
+func New(cfg Config) *Judge {
+	lj := &Judge{hangAfter: cfg.HangAfter, settle: cfg.Settle, stopping: cfg.Stopping,
+		profile: classify.Lookup(cfg.Server),
+		// The ready verdict came with a healthy answer (or no endpoint).
+		healthOK: true, haveHealth: true, lastState: observe.HealthOK}
+	if lj.hangAfter <= 0 {
+		lj.hangAfter = DefaultHangAfter
+	}
+	if lj.settle <= 0 {
+		lj.settle = DefaultSettle
+	}
+	if lj.stopping == nil {
+		lj.stopping = func() bool { return false }
+	}
+	return lj
+}
+
+// Line judges one log line; it returns a remark for the person, if any.
+func (lj *Judge) Line(text string, now time.Time) string {
+	for i := range Rules {
+		r := &Rules[i]
+		if !r.re.MatchString(text) {
+			continue
+		}
+		lj.keepAt(text, now)
+		if r.Cause != "" && lj.cause == "" {
+			lj.cause = r.Cause
+		}
+		if lj.title == "" {
+			lj.title = r.Title
+		}
+		if lj.alarm.IsZero() {
+			lj.alarm = now
+			return "after ready: " + r.Title
+		}
+		return ""
+	}
+	c := lj.profile.Classify(text)
+	if c.Benign {
+		return ""
+	}
+	if f := c.Failure; f != nil {
+		lj.keepAt(text, now)
+		if f.Cause != "" && lj.cause == "" {
+			lj.cause, lj.title = f.Cause, f.Title
+		}
+		if f.Fatal && lj.alarm.IsZero() {
+			lj.alarm = now
+			return "after ready: " + f.Title
+		}
+		return ""
+	}
+	if c.IsError() && len(lj.evidence) > 0 {
+		lj.keep(text)
+	}
+	return ""
+}
+
+func (lj *Judge) keepAt(text string, now time.Time) {
+	if lj.firstAt.IsZero() {
+		lj.firstAt = now
+	}
+	lj.keep(text)
+}
+
+func (lj *Judge) keep(text string) {
+	if len(lj.evidence) < maxEvidence {
+		lj.evidence = append(lj.evidence, text)
+	}
+}
+
+// Health takes a health answer and reports whether its state
+// differs from the previous one.
+func (lj *Judge) Health(h observe.Health, now time.Time) bool {
+	changed := !lj.haveHealth || h.State != lj.lastState
+	lj.haveHealth, lj.lastState = true, h.State
+	switch ok := h.State == observe.HealthOK; {
+	case ok && !lj.healthOK:
+		lj.healthOK, lj.failingFrom = true, time.Time{}
+		lj.flaps++
+	case !ok && h.State != observe.HealthNone && lj.healthOK:
+		lj.healthOK, lj.failingFrom = false, now
+	}
+	return changed
+}
+
+// flapThreshold is how many recoveries after ready make the health
+// flapping, worth one remark.
+const flapThreshold = 3
+
+func (lj *Judge) FlapNote() string {
+	if lj.flaps >= flapThreshold && !lj.flapNoted {
+		lj.flapNoted = true
+		return fmt.Sprintf("after ready: the health answer keeps flapping (%d recoveries)", lj.flaps)
+	}
+	return ""
+}
+
+// Tick decides the hangs: health failing past the threshold, or a watchdog
+// line the process did not end after.
+func (lj *Judge) Tick(now time.Time) *End {
+	if lj.stopping() {
+		return nil
+	}
+	if !lj.healthOK && now.Sub(lj.failingFrom) >= lj.hangAfter {
+		ev := append(lj.evidence, fmt.Sprintf("[vigil] health: %s for %s", lj.lastState, round(now.Sub(lj.failingFrom))))
+		cause := lj.cause
+		if cause == "" {
+			cause = v.Health
+		}
+		return &End{How: Hung, Cause: cause, At: now, Evidence: ev,
+			Summary: fmt.Sprintf("the health endpoint kept failing for %s after ready", round(now.Sub(lj.failingFrom)))}
+	}
+	if !lj.alarm.IsZero() && now.Sub(lj.alarm) >= lj.settle {
+		cause := lj.cause
+		if cause == "" {
+			cause = v.Crash
+		}
+		return &End{How: Hung, Cause: cause, At: now, Evidence: lj.evidence,
+			Summary: lj.title + ", and the server did not exit"}
+	}
+	return nil
+}
+
+// Exit decides how an end of the process reads.
+func (lj *Judge) Exit(e observe.Exit, now time.Time) *End {
+	end := &End{How: Died, Cause: lj.cause, At: now, Exit: &e, Evidence: lj.evidence}
+	if lj.stopping() {
+		end.How = Stopped
+		end.Summary = "the server stopped when asked (" + e.String() + ")"
+		end.Cause = ""
+		return end
+	}
+	if e.OOMRecord != "" && end.Cause == "" {
+		end.Cause = v.HostOOM
+		end.Evidence = append(end.Evidence, e.OOMRecord)
+	}
+	if end.Cause == "" {
+		end.Cause = v.Crash
+	}
+	what := lj.title
+	if what == "" || lj.cause == "" && lj.title == "" {
+		what = "the server " + e.String()
+	} else {
+		what += "; the server " + e.String()
+	}
+	end.Summary = what
+	end.Evidence = append(end.Evidence, "[vigil] "+e.String())
+	return end
+}
+
+// Offline is how a finished log's life after ready reads once its lines
+// are judged: nil when no line said the server died or is stuck (it was
+// still serving where the log ends, or ended without a word), else a death
+// at the first line that said so. Offline there is no exit to wait for:
+// a death line is the end.
+func (lj *Judge) Offline() *End {
+	if lj.alarm.IsZero() && lj.cause == "" {
+		return nil
+	}
+	at := lj.alarm
+	if at.IsZero() || lj.firstAt.Before(at) {
+		at = lj.firstAt
+	}
+	cause, what := lj.cause, lj.title
+	if cause == "" {
+		cause = v.Crash
+	}
+	return &End{How: Died, Cause: cause, At: at, Summary: what, Evidence: lj.evidence}
+}
+
+func round(d time.Duration) time.Duration {
+	if d >= time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}

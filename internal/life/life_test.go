@@ -1,0 +1,140 @@
+package life
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"vigil/internal/observe"
+	v "vigil/internal/verdict"
+)
+
+func TestJudge(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	type step struct {
+		at     time.Duration
+		line   string
+		health observe.HealthState
+		exit   *observe.Exit
+	}
+	cases := []struct {
+		name     string
+		server   string
+		stopping bool
+		steps    []step
+		how      string
+		cause    v.Cause
+		evidence string
+	}{
+		{name: "cuda crash then exit", server: "vllm", steps: []step{
+			{at: time.Second, line: "RuntimeError: CUDA error: an illegal memory access was encountered"},
+			{at: 2 * time.Second, exit: &observe.Exit{Code: 1}},
+		}, how: Died, cause: v.CUDA, evidence: "illegal memory access"},
+		{name: "plain exit is a crash", server: "sglang", steps: []step{
+			{at: time.Second, line: "INFO:     127.0.0.1:4242 - \"POST /generate HTTP/1.1\" 200 OK"},
+			{at: 2 * time.Second, exit: &observe.Exit{Signal: "SIGSEGV"}},
+		}, how: Died, cause: v.Crash, evidence: "killed by SIGSEGV"},
+		{name: "kernel OOM kill", server: "sglang", steps: []step{
+			{at: 2 * time.Second, exit: &observe.Exit{Signal: "SIGKILL", OOMRecord: "Out of memory: Killed process 42 (python)"}},
+		}, how: Died, cause: v.HostOOM, evidence: "Killed process 42"},
+		{name: "health failing past the threshold", server: "sglang", steps: []step{
+			{at: time.Second, health: observe.HealthOK},
+			{at: 2 * time.Second, health: observe.HealthError},
+			{at: 30 * time.Second, health: observe.HealthError},
+			{at: 63 * time.Second},
+		}, how: Hung, cause: v.Health, evidence: "health: error"},
+		{name: "health recovering is not a hang", server: "sglang", steps: []step{
+			{at: 2 * time.Second, health: observe.HealthError},
+			{at: 50 * time.Second, health: observe.HealthOK},
+			{at: 100 * time.Second},
+		}},
+		{name: "sglang watchdog and no exit", server: "sglang", steps: []step{
+			{at: time.Second, line: "[2026-01-01 00:00:01] Watchdog timeout (self.watchdog_timeout=300)"},
+			{at: 12 * time.Second},
+		}, how: Hung, cause: v.Crash, evidence: "Watchdog timeout"},
+		{name: "vllm engine dead then exit", server: "vllm", steps: []step{
+			{at: time.Second, line: "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."},
+			{at: 3 * time.Second, exit: &observe.Exit{Code: 1}},
+		}, how: Died, cause: v.Crash, evidence: "EngineDeadError"},
+		{name: "a runtime OOM", server: "vllm", steps: []step{
+			{at: time.Second, line: "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB"},
+			{at: 2 * time.Second, exit: &observe.Exit{Code: 1}},
+		}, how: Died, cause: v.GPUOOM, evidence: "CUDA out of memory"},
+		{name: "a stop asked for", server: "tgi", stopping: true, steps: []step{
+			{at: 3 * time.Second, exit: &observe.Exit{Signal: "SIGTERM"}},
+		}, how: Stopped},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lj := New(Config{Server: tc.server, Stopping: func() bool { return tc.stopping }})
+			var end *End
+			for _, s := range tc.steps {
+				now := t0.Add(s.at)
+				if s.line != "" {
+					lj.Line(s.line, now)
+				}
+				if s.health != "" {
+					lj.Health(observe.Health{State: s.health}, now)
+				}
+				if s.exit != nil {
+					end = lj.Exit(*s.exit, now)
+					break
+				}
+				if end = lj.Tick(now); end != nil {
+					break
+				}
+			}
+			if tc.how == "" {
+				if end != nil {
+					t.Fatalf("ended %s (%s), want still serving", end.How, end.Summary)
+				}
+				return
+			}
+			if end == nil {
+				t.Fatalf("no end, want %s", tc.how)
+			}
+			if end.How != tc.how || end.Cause != tc.cause {
+				t.Errorf("end %s/%s, want %s/%s (%s)", end.How, end.Cause, tc.how, tc.cause, end.Summary)
+			}
+			if tc.evidence != "" && !strings.Contains(strings.Join(end.Evidence, "\n"), tc.evidence) {
+				t.Errorf("evidence %q lacks %q", end.Evidence, tc.evidence)
+			}
+		})
+	}
+}
+
+func TestOffline(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name  string
+		lines []string
+		cause v.Cause
+		after time.Duration
+	}{
+		{name: "serving", lines: []string{`INFO:     127.0.0.1:1 - "POST /v1/completions HTTP/1.1" 200 OK`}},
+		{name: "cuda fault", lines: []string{
+			`INFO:     127.0.0.1:1 - "POST /v1/completions HTTP/1.1" 200 OK`,
+			"RuntimeError: CUDA error: an illegal memory access was encountered",
+			"vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
+		}, cause: v.CUDA, after: time.Hour},
+		{name: "a shard died", lines: []string{"2026-01-01T10:00:00Z ERROR text_generation_launcher: Shard 1 crashed"}, cause: v.Crash},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lj := New(Config{Server: "vllm"})
+			for i, l := range tc.lines {
+				lj.Line(l, t0.Add(time.Duration(i)*time.Hour))
+			}
+			end := lj.Offline()
+			if tc.cause == "" {
+				if end != nil {
+					t.Fatalf("ended %+v, want still serving", end)
+				}
+				return
+			}
+			if end == nil || end.Cause != tc.cause || end.At != t0.Add(tc.after) {
+				t.Fatalf("end %+v, want %s at +%s", end, tc.cause, tc.after)
+			}
+		})
+	}
+}
