@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/history"
+	"vigil/internal/statedir"
 	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
 )
@@ -124,7 +125,17 @@ func openHistory(env *Env, dbPath, cmdName string) (*history.Store, string, erro
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, path, nil
 	}
-	store, err := history.Open(path)
+	var store *history.Store
+	var err error
+	if dbPath == "" {
+		// The default database lives in the checked state directory.
+		store, err = history.OpenDefault(env.Getenv)
+	} else {
+		store, err = history.Open(path)
+	}
+	if errors.Is(err, statedir.ErrUnsafe) || errors.Is(err, statedir.ErrNoStateDir) {
+		return nil, path, Usagef("%s: %v", cmdName, err)
+	}
 	if err != nil {
 		return nil, path, fmt.Errorf("%s: %w", cmdName, err)
 	}

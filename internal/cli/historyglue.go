@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -12,8 +13,10 @@ import (
 	"vigil/internal/judge"
 	"vigil/internal/learn"
 	"vigil/internal/observe"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 	"vigil/internal/srvconfig"
+	"vigil/internal/statedir"
 )
 
 // startupHistory is the history store as one judging session uses it:
@@ -24,51 +27,58 @@ type startupHistory struct {
 	key      history.Key
 	learned  *learn.Expectation
 	warnings []string
+	// red masks secrets in what is stored beyond what history itself
+	// masks: the literal API key.
+	red *redact.Redactor
 }
 
 // openStartupHistory opens the store and looks up what past startups of this
 // server and model on this host say, for their latest configuration.
-func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHistory {
-	h := &startupHistory{}
+func openStartupHistory(env *Env, f *judgeFlags, kind, model string) (*startupHistory, error) {
+	h := &startupHistory{red: f.red}
 	if f.noHistory {
-		return h
+		return h, nil
 	}
-	path := history.DefaultPath(env.Getenv)
-	if path == "" {
-		return h
+	store, err := history.OpenDefault(env.Getenv)
+	if errors.Is(err, statedir.ErrNoStateDir) {
+		return h, nil
 	}
-	store, err := history.Open(path)
+	if errors.Is(err, statedir.ErrUnsafe) {
+		// Another user could read or plant the history: refuse, as for
+		// any unsafe state file.
+		return nil, Usagef("%v (or give --no-history)", err)
+	}
 	if err != nil {
 		h.warnings = append(h.warnings, "history unavailable: "+err.Error())
-		return h
+		return h, nil
 	}
 	h.store = store
 	h.warnings = append(h.warnings, store.Warnings()...)
 	host, _ := os.Hostname()
 	h.key = history.Key{Server: kind, Model: model, Host: host}
 	if kind == "" || model == "" {
-		return h
+		return h, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	fp, ok, err := store.LatestFingerprint(ctx, kind, model, host)
 	if err != nil {
 		h.warnings = append(h.warnings, "history: "+err.Error())
-		return h
+		return h, nil
 	}
 	if !ok {
-		return h
+		return h, nil
 	}
 	h.key.Fingerprint = fp
 	e, ok, err := store.Expectation(ctx, h.key)
 	if err != nil {
 		h.warnings = append(h.warnings, "history: "+err.Error())
-		return h
+		return h, nil
 	}
 	if ok {
 		h.learned = &e
 	}
-	return h
+	return h, nil
 }
 
 // judgeConfig fills the judge's windows and expectations from the flags
@@ -116,12 +126,13 @@ func (h *startupHistory) record(res *observe.Result, info render.Info, model str
 		TotalSeconds: res.At.Sub(info.Start).Seconds(),
 		Verdict:      string(res.Verdict), Cause: string(res.Cause), Phase: string(res.Phase), Summary: res.Summary, LogPath: info.LogFile,
 	}
+	st.Summary = h.red.String(st.Summary)
 	for name, x := range extras {
 		if b, err := json.Marshal(x); err == nil {
 			if st.Extra == nil {
 				st.Extra = map[string]json.RawMessage{}
 			}
-			st.Extra[name] = b
+			st.Extra[name] = redactJSON(h.red, b)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -13,9 +13,11 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"vigil/internal/apikey"
 	"vigil/internal/classify"
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 	"vigil/internal/srvconfig"
 )
@@ -40,8 +42,12 @@ type judgeFlags struct {
 	expect     []string
 	expectFile string
 	noHistory  bool
+	apiKey     apikey.Option
 
 	expects []srvconfig.Expect
+	// key is the resolved API key; red masks it and every secret's shape.
+	key string
+	red *redact.Redactor
 }
 
 func (f *judgeFlags) register(fs *pflag.FlagSet) {
@@ -55,6 +61,15 @@ func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.expect, "expect", nil, "KEY=VALUE the server's printed configuration must show (repeatable), e.g. quantization=fp8, tp=4")
 	fs.StringVar(&f.expectFile, "expect-file", "", "a file of KEY=VALUE expectations, one per line")
 	fs.BoolVar(&f.noHistory, "no-history", false, "neither read nor record the startup history")
+	f.apiKey.Register(fs)
+}
+
+// resolveKey picks the API key (argv: the server's command line under run,
+// nil under watch) and returns env with its output redacted.
+func (f *judgeFlags) resolveKey(env *Env, kind string, argv []string) *Env {
+	f.key, _ = f.apiKey.Resolve(env.Getenv, kind, argv)
+	f.red = redact.New(f.key)
+	return env.secured(f.red)
 }
 
 func (f *judgeFlags) validate() error {
@@ -133,7 +148,7 @@ func pickRenderer(env *Env, asJSON bool) render.Renderer {
 	}
 	if env.IO.IsStderrTTY && env.Getenv("TERM") != "dumb" {
 		w := 100
-		if f, ok := env.IO.ErrOut.(*os.File); ok {
+		if f, ok := env.IO.errFile(); ok {
 			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
 				w = cols
 			}
@@ -162,25 +177,18 @@ func hostDeps() monitor.Deps {
 }
 
 // smokeFor runs the smoke request and keeps its outcome in extras.
-func smokeFor(env *Env, base string, extras map[string]any) func(context.Context, string) observe.SmokeResult {
+func smokeFor(base, key string, extras map[string]any) func(context.Context, string) observe.SmokeResult {
 	return func(ctx context.Context, server string) observe.SmokeResult {
-		r := smokeCheck(ctx, base, server, apiKey(env))
+		r := smokeCheck(ctx, base, server, key)
 		extras["smoke"] = map[string]any{"ok": r.OK, "reason": r.Reason, "endpoint": r.Endpoint, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds()}
 		return r
 	}
 }
 
-func apiKey(env *Env) string {
-	for _, k := range []string{"VIGIL_API_KEY", "OPENAI_API_KEY"} {
-		if s := env.Getenv(k); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 // finish records the startup in the history and shows the verdict.
-func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any) {
+func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any, red *redact.Redactor) {
+	redactResult(red, out.Result)
+	hist.red = red
 	st := out.Status
 	id, warn := hist.record(out.Result, info, model, extras)
 	if warn != "" {

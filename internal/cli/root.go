@@ -25,6 +25,8 @@ type IOStreams struct {
 	ErrOut      io.Writer
 	IsStdoutTTY bool
 	IsStderrTTY bool
+	// raw is the streams before redaction (see Env.secured).
+	raw *IOStreams
 }
 
 // Env is what every command gets: streams, the environment and the path of

@@ -21,7 +21,9 @@ import (
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
 	"vigil/internal/procstat"
+	"vigil/internal/redact"
 	"vigil/internal/render"
+	"vigil/internal/statedir"
 	v "vigil/internal/verdict"
 )
 
@@ -87,6 +89,9 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if err := opts.validate(); err != nil {
 		return err
 	}
+	if opts.grace < 0 {
+		return Usagef("--grace %v: want a duration of 0 or more", opts.grace)
+	}
 	if opts.benchSpec != "" {
 		spec := opts.benchSpec
 		if spec == "default" {
@@ -111,6 +116,10 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if kind == "" {
 		kind = classify.DetectCommand(argv)
 	}
+	// From here on everything printed masks the key and secrets' shapes.
+	env = opts.resolveKey(env, kind, argv)
+	red := opts.red
+	shownArgv := red.Argv(argv)
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
@@ -129,6 +138,11 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	default:
 		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
 	}
+	model := classify.ModelFromArgv(argv)
+	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	if err != nil {
+		return err
+	}
 	logPath, logFile, offset, err := openLog(env, opts.logFile, kind)
 	if err != nil {
 		return err
@@ -137,26 +151,27 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 
 	if opts.preflight == "strict" && len(findings) > 0 {
 		r := pickRenderer(env, opts.json)
-		info := render.Info{Mode: "run", LogFile: logPath, URL: base, Argv: argv, Start: start}
+		info := render.Info{Mode: "run", LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 		r.Begin(info)
-		r.End(preflightRefusal(findings, start), render.Status{Now: start})
+		refusal := preflightRefusal(findings, start)
+		redactResult(red, refusal)
+		r.End(refusal, render.Status{Now: start})
 		return &ExitError{Code: v.Failed.ExitCode()}
 	}
-	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile})
+	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile, Subreaper: true})
 	if err != nil {
 		if errors.Is(err, launch.ErrNotFound) {
 			return Usagef("%s: command not found", argv[0])
 		}
 		return Usagef("%v", err)
 	}
-	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: base, Argv: argv, Start: start}
-	model := classify.ModelFromArgv(argv)
-	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes := hist.notes(cfg, &opts.judgeFlags)
 	for _, f := range findings {
 		notes = append(notes, "preflight: "+f.text)
 	}
+	notes = redactNotes(red, notes)
 
 	// Ctrl-C or SIGTERM before the verdict stops the startup; a second
 	// one kills at once.
@@ -185,10 +200,10 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc,
-		Log: logPath, Offset: offset, URL: base,
+		Log: logPath, Offset: offset, URL: base, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,
-		Smoke:  smokeFor(env, base, extras),
+		Smoke:  smokeFor(base, opts.key, extras),
 	}
 	if opts.preflight == "warn" {
 		spec.Later = func() []string {
@@ -196,7 +211,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 			for _, f := range preflightHost(kind, proc.Pid) {
 				later = append(later, "preflight: "+f.text)
 			}
-			return later
+			return redactNotes(red, later)
 		}
 	}
 	if !opts.keep {
@@ -220,7 +235,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	if res.Verdict == v.Ready && opts.benchSpec != "" {
 		r.Note(time.Now(), "running the serving benchmark")
-		b, warn := benchAfterReady(ctx, env, base, opts.benchOpts, hist, res)
+		b, warn := benchAfterReady(ctx, env.IO.ErrOut, base, opts.key, opts.benchOpts, hist, res)
 		if warn != "" {
 			r.Note(time.Now(), "%s", warn)
 		}
@@ -228,7 +243,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 			extras["bench"] = b
 		}
 	}
-	finish(r, out, info, hist, model, extras)
+	finish(r, out, info, hist, model, extras, red)
 	return verdictExit(res)
 }
 
@@ -239,36 +254,32 @@ func verdictExit(res *observe.Result) error {
 	return nil
 }
 
-// openLog opens (creating) the server's log file for appending and returns
-// the offset where this run's output starts.
+// openLog opens the server's log for appending: a new private file in the
+// state directory, or --log-file, which must be a regular file (a link,
+// FIFO, socket, device or directory is refused at once). It returns the
+// offset where this run's output starts.
 func openLog(env *Env, path, kind string) (string, *os.File, int64, error) {
+	var f *os.File
+	var err error
 	if path == "" {
-		dir := defaultLogDir(env.Getenv)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", nil, 0, Usagef("cannot create the log directory %s: %v", dir, err)
+		f, err = statedir.NewLog(env.Getenv, kind, time.Now())
+		if err != nil {
+			return "", nil, 0, Usagef("cannot create the server's log: %v", err)
 		}
-		name := kind
-		if name == "" {
-			name = "server"
+		path = f.Name()
+	} else {
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			path = abs
 		}
-		path = filepath.Join(dir, fmt.Sprintf("%s-%s-%d.log", name, time.Now().Format("20060102-150405"), os.Getpid()))
-	}
-	abs, err := filepath.Abs(path)
-	if err == nil {
-		path = abs
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return "", nil, 0, Usagef("--log-file %s: %v", path, unwrapPathErr(err))
+		f, err = statedir.OpenAppend(path)
+		if err != nil {
+			return "", nil, 0, Usagef("--log-file %s: %v", path, unwrapPathErr(err))
+		}
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return "", nil, 0, Usagef("--log-file %s: %v", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return "", nil, 0, Usagef("--log-file %s: not a regular file", path)
 	}
 	return path, f, fi.Size(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"vigil/internal/bench"
@@ -15,10 +16,10 @@ import (
 // server that is ready, and returns its result for the verdict event and
 // the history. A benchmark that cannot run is reported, never a reason to
 // stop the server or change the verdict: the startup itself succeeded.
-func benchAfterReady(ctx context.Context, env *Env, base string, o bench.Options, hist *startupHistory, res *observe.Result) (*bench.Result, string) {
+func benchAfterReady(ctx context.Context, w io.Writer, base, key string, o bench.Options, hist *startupHistory, res *observe.Result) (*bench.Result, string) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	r, err := bench.Run(ctx, bench.NewClient(base, apiKey(env), o), o, nil)
+	r, err := bench.Run(ctx, bench.NewClient(base, key, o), o, nil)
 	if err != nil {
 		return nil, "bench: " + err.Error()
 	}
@@ -35,7 +36,7 @@ func benchAfterReady(ctx context.Context, env *Env, base string, o bench.Options
 	if err := r.Judge(ctx, src, o.Tolerance); err != nil {
 		return r, "bench: " + err.Error()
 	}
-	_ = bench.WriteText(env.IO.ErrOut, r)
+	_ = bench.WriteText(w, r)
 	if !r.OK {
 		return r, fmt.Sprintf("bench: below its baseline: %v", r.Problems())
 	}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vigil/internal/apikey"
 	"vigil/internal/openai"
+	"vigil/internal/redact"
 	"vigil/internal/smoke"
 	"vigil/internal/verdict"
 )
@@ -17,7 +19,8 @@ import (
 func newSmokeCmd(env *Env) *cobra.Command {
 	var (
 		opts                   smoke.Options
-		rawURL, expect, apiKey string
+		rawURL, expect string
+		key                    apikey.Option
 		jsonOut                bool
 	)
 	cmd := &cobra.Command{
@@ -58,8 +61,8 @@ Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
 				}
 				opts.ExpectText = re
 			}
-			opts.APIKey = apiKeyFrom(apiKey, env)
-			io := redactedStreams(env.IO, opts.APIKey)
+			opts.APIKey, _ = key.Resolve(env.Getenv, opts.Server, nil)
+			io := env.secured(redact.New(opts.APIKey)).IO
 
 			res := smoke.Check(cmd.Context(), opts)
 			if jsonOut {
@@ -100,7 +103,7 @@ Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
 	f.StringVar(&opts.Server, "server", "", "server kind (sglang, vllm, trtllm, llamacpp, tgi): only SGLang gets /generate")
 	f.DurationVar(&opts.Timeout, "timeout", smoke.DefaultTimeout, "how long the whole check may take")
 	f.StringVar(&expect, "expect-text", "", "a regular expression the answer must match, e.g. '(?i)paris'")
-	f.StringVar(&apiKey, "api-key", "", "API key (default: $VIGIL_API_KEY, else $OPENAI_API_KEY)")
+	key.Register(f)
 	f.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout")
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"vigil/internal/monitor"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 )
 
@@ -95,6 +96,10 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if kind == "" {
 		kind = classify.DetectCommand(argv)
 	}
+	// watch never sends the server's own key found in its command line:
+	// only one given to vigil.
+	env = opts.resolveKey(env, kind, nil)
+	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
@@ -108,9 +113,12 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if opts.unit != "" {
 		source = "journal of " + opts.unit
 	}
-	info := render.Info{Mode: "watch", PID: opts.pid, LogFile: source, URL: base, Argv: argv, Start: start}
+	info := render.Info{Mode: "watch", PID: opts.pid, LogFile: source, URL: redact.URL(base), Argv: red.Argv(argv), Start: start}
 	model := classify.ModelFromArgv(argv)
-	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	if err != nil {
+		return err
+	}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
@@ -129,9 +137,9 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 
 	extras := map[string]any{}
 	spec := monitor.Spec{
-		Judge: cfg, Start: start, PID: opts.pid, URL: base,
+		Judge: cfg, Start: start, PID: opts.pid, URL: base, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
-		Smoke:  smokeFor(env, base, extras),
+		Smoke:  smokeFor(base, opts.key, extras),
 	}
 	if opts.unit != "" {
 		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}
@@ -146,7 +154,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 		spec.Log, spec.Offset, spec.WaitForFile = opts.log, offset, true
 	}
-	spec.Notes = notes
+	spec.Notes = redactNotes(red, notes)
 	r := pickRenderer(env, opts.json)
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
@@ -157,6 +165,6 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 		return err
 	}
-	finish(r, out, info, hist, model, extras)
+	finish(r, out, info, hist, model, extras, red)
 	return verdictExit(out.Result)
 }

@@ -60,6 +60,9 @@ type Spec struct {
 	Unit        *Unit
 	// URL is the server's base URL; its kind's health path is probed.
 	URL string
+	// APIKey is sent with the health probes (servers started with a key
+	// may refuse /health without it).
+	APIKey string
 	// HFHome is the Hugging Face home whose download cache growing counts
 	// as activity.
 	HFHome string

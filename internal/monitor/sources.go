@@ -306,6 +306,7 @@ func (m *monitor) probeHealth(ctx context.Context) {
 		path = "/health"
 	}
 	p := health.New(m.spec.URL, path)
+	p.APIKey = m.spec.APIKey
 	if m.deps.Transport != nil {
 		p.Client.Transport = m.deps.Transport
 	}
