@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"vigil/internal/bench"
 	"vigil/internal/apikey"
+	"vigil/internal/bench"
 	"vigil/internal/openai"
 	"vigil/internal/redact"
 )

@@ -19,9 +19,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/history"
-	"vigil/internal/statedir"
 	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
+	"vigil/internal/statedir"
 )
 
 func newHistoryCmd(env *Env) *cobra.Command {

@@ -18,10 +18,10 @@ import (
 
 func newSmokeCmd(env *Env) *cobra.Command {
 	var (
-		opts                   smoke.Options
+		opts           smoke.Options
 		rawURL, expect string
-		key                    apikey.Option
-		jsonOut                bool
+		key            apikey.Option
+		jsonOut        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "smoke --url URL [flags]",
