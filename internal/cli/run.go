@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -92,6 +93,11 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if opts.grace < 0 {
 		return Usagef("--grace %v: want a duration of 0 or more", opts.grace)
 	}
+	if opts.benchSpec == "default" && looksLikeBenchSpec(argv[0]) {
+		// pflag reads "--bench SPEC" as a bare --bench and SPEC as the
+		// COMMAND, which would then be launched.
+		return Usagef("--bench takes its SPEC after '=': give --bench=%s", argv[0])
+	}
 	if opts.benchSpec != "" {
 		spec := opts.benchSpec
 		if spec == "default" {
@@ -110,7 +116,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		opts.smoke = true
 	}
 	if _, err := lookPath(argv[0]); err != nil {
-		return Usagef("%s: command not found", argv[0])
+		return commandError(argv[0])
 	}
 	kind := opts.kind()
 	if kind == "" {
@@ -161,7 +167,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile, Subreaper: true})
 	if err != nil {
 		if errors.Is(err, launch.ErrNotFound) {
-			return Usagef("%s: command not found", argv[0])
+			return commandError(argv[0])
 		}
 		return Usagef("%v", err)
 	}
@@ -290,4 +296,18 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// looksLikeBenchSpec reports whether a COMMAND is really a --bench SPEC
+// given with a space: KEY=VALUE words that bench.ParseSpec accepts, and no
+// file of that name.
+func looksLikeBenchSpec(arg string) bool {
+	if !strings.Contains(arg, "=") || strings.Contains(arg, "/") {
+		return false
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return false
+	}
+	_, err := bench.ParseSpec(arg)
+	return err == nil
 }

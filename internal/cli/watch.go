@@ -63,8 +63,25 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if (opts.log == "") == (opts.unit == "") {
 		return Usagef("watch: give exactly one of --log FILE or --unit UNIT")
 	}
-	if opts.pid < 0 || opts.pid > 0 && !procfind.Exists(opts.pid) {
+	var ident *procfind.Identity
+	if opts.pid < 0 {
 		return Usagef("--pid %d: no such process", opts.pid)
+	}
+	if opts.pid > 0 {
+		// The process is known by its start time too, so a PID reused
+		// after it exits is never taken for the server.
+		id, err := procfind.Identify(opts.pid)
+		if err != nil {
+			return Usagef("--pid %d: no such process", opts.pid)
+		}
+		ident = &id
+	}
+	logExists := true
+	if opts.log != "" && opts.log != "-" {
+		var err error
+		if logExists, err = checkWatchLog(opts.log); err != nil {
+			return Usagef("--log %v", err)
+		}
 	}
 	start := time.Now()
 	var unitInfo journal.Info
@@ -154,6 +171,10 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 		spec.Log, spec.Offset, spec.WaitForFile = opts.log, offset, true
 	}
+	if !logExists {
+		notes = append(notes, fmt.Sprintf("waiting for %s to appear (within --timeout %s)", opts.log, cfg.Timeout.Round(time.Second)))
+	}
+	spec.Identity = ident
 	spec.Notes = redactNotes(red, notes)
 	r := pickRenderer(env, opts.json)
 	r.Begin(info)

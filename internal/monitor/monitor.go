@@ -52,6 +52,9 @@ type Spec struct {
 	// launched it, and then its exit status is known.
 	PID  int
 	Proc Process
+	// Identity, when set, is the attached process's identity: it is alive
+	// while procfind.Still says so, so a reused PID is not the server.
+	Identity *procfind.Identity
 	// Log is the server's log file, read from Offset; WaitForFile allows
 	// it not to exist yet. Unit replaces the log with a journal.
 	Log         string

@@ -133,7 +133,11 @@ func (m *monitor) watchAlive(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if m.deps.Procs.Exists(pid) {
+		alive := m.deps.Procs.Exists(pid)
+		if id := m.spec.Identity; id != nil && id.PID == pid {
+			alive = m.deps.Procs.Still(*id)
+		}
+		if alive {
 			continue
 		}
 		e := observe.Exit{Gone: true}
