@@ -144,6 +144,28 @@ func (h *startupHistory) record(res *observe.Result, info render.Info, model str
 	return id, ""
 }
 
+// recordStopped stores a startup that vigil stopped on a signal before
+// its verdict: verdict "interrupted", the signal as its cause. It never
+// counts as a ready start for the learned windows.
+func (h *startupHistory) recordStopped(info render.Info, model, signal string, pid int) {
+	if h.store == nil {
+		return
+	}
+	defer h.store.Close()
+	host, _ := os.Hostname()
+	now := time.Now()
+	st := history.Startup{
+		StartedAt: info.Start, Server: h.key.Server, Model: model, Host: host,
+		TotalSeconds: now.Sub(info.Start).Seconds(),
+		Verdict:      "interrupted", Cause: signal,
+		Summary: fmt.Sprintf("%s before the verdict: vigil stopped the server (pid %d)", signal, pid),
+		LogPath: info.LogFile,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = h.store.Record(ctx, st)
+}
+
 func importantValue(kvs []srvconfig.KV, key string) string {
 	for _, kv := range kvs {
 		if kv.Key == key {

@@ -25,8 +25,10 @@ type IOStreams struct {
 	ErrOut      io.Writer
 	IsStdoutTTY bool
 	IsStderrTTY bool
-	// raw is the streams before redaction (see Env.secured).
-	raw *IOStreams
+	// raw is the streams these wrap (see Env.secured, watchStops);
+	// redacted says they mask secrets.
+	raw      *IOStreams
+	redacted bool
 }
 
 // Env is what every command gets: streams, the environment and the path of

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,11 +54,13 @@ printed first), never through vigil, so the server does not depend on vigil.
 The server runs in its own session and process group. When it is ready,
 vigil exits 0 and the server keeps running. When it fails, stalls or times
 out, vigil collects the evidence and then stops the whole process group
-(SIGTERM, --grace, SIGKILL) unless --keep is given. Ctrl-C before the
-verdict stops the startup the same way; a second Ctrl-C kills at once.
+(SIGTERM, --grace, SIGKILL) unless --keep is given. Ctrl-C, SIGTERM,
+SIGHUP (a closed terminal) or SIGPIPE (a reader that went away, or any
+failed write to stdout or stderr) before the verdict stops the startup the
+same way; a second one kills at once.
 
 Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
-130 interrupted.`,
+128+N stopped by signal N (130 Ctrl-C, 129 SIGHUP, 141 SIGPIPE, 143 SIGTERM).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -93,6 +93,11 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if opts.grace < 0 {
 		return Usagef("--grace %v: want a duration of 0 or more", opts.grace)
 	}
+	// A stop signal (or stdout/stderr gone) before the verdict stops the
+	// startup; a second one kills at once.
+	ctx, stops, env, stopWatching := watchStops(ctx, env)
+	defer stopWatching()
+	killNow := stops.killWait()
 	if opts.benchSpec == "default" && looksLikeBenchSpec(argv[0]) {
 		// pflag reads "--bench SPEC" as a bare --bench and SPEC as the
 		// COMMAND, which would then be launched.
@@ -179,30 +184,6 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	notes = redactNotes(red, notes)
 
-	// Ctrl-C or SIGTERM before the verdict stops the startup; a second
-	// one kills at once.
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var interrupted atomic.Bool
-	killNow := make(chan struct{})
-	go func() {
-		select {
-		case <-sigs:
-		case <-ctx.Done():
-			return
-		}
-		interrupted.Store(true)
-		cancel()
-		select {
-		case <-sigs:
-			close(killNow)
-		case <-time.After(time.Hour):
-		}
-	}()
-
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc,
@@ -227,11 +208,8 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {
-		if interrupted.Load() {
-			r.Note(time.Now(), "interrupted: stopping the server (pid %d); Ctrl-C again to kill it now", proc.Pid)
-			proc.Stop(opts.grace, killNow)
-			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was stopped")
-			return &ExitError{Code: 130}
+		if sig, ok := stops.signal(); ok {
+			return stopForSignal(env, r, proc, opts, stops, hist, info, model, sig)
 		}
 		return err
 	}
@@ -248,6 +226,10 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		if b != nil {
 			extras["bench"] = b
 		}
+	}
+	if sig, ok := stops.signal(); ok && res.Verdict == v.Ready {
+		// Stopped during the benchmark, before the verdict was given.
+		return stopForSignal(env, r, proc, opts, stops, hist, info, model, sig)
 	}
 	finish(r, out, info, hist, model, extras, red)
 	return verdictExit(res)
@@ -310,4 +292,15 @@ func looksLikeBenchSpec(arg string) bool {
 	}
 	_, err := bench.ParseSpec(arg)
 	return err == nil
+}
+
+// stopForSignal stops the server's group after a stop signal before the
+// verdict, says why on stderr and in the history, and exits 128+signal.
+func stopForSignal(env *Env, r render.Renderer, proc *launch.Process, opts *runOptions, stops *stopper, hist *startupHistory, info render.Info, model string, sig syscall.Signal) error {
+	name := launch.SignalName(sig)
+	r.Note(time.Now(), "interrupted by %s: stopping the server (pid %d); the same signal again kills it now", name, proc.Pid)
+	proc.Stop(opts.grace, stops.killWait())
+	hist.recordStopped(info, model, name, proc.Pid)
+	fmt.Fprintf(env.IO.ErrOut, "vigil: %s before the verdict; the server (pid %d) was stopped\n", name, proc.Pid)
+	return &ExitError{Code: stops.exitCode()}
 }

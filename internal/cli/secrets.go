@@ -13,12 +13,12 @@ import (
 // (the API key vigil sends, which a server may echo) and every secret's
 // shape, so that nothing vigil prints can show a key.
 func (env *Env) secured(red *redact.Redactor) *Env {
-	if env.IO.raw != nil {
+	if env.IO.redacted {
 		return env
 	}
 	c := *env
 	io := *env.IO
-	io.raw = env.IO
+	io.raw, io.redacted = env.IO, true
 	io.Out = red.Writer(env.IO.Out)
 	io.ErrOut = red.Writer(env.IO.ErrOut)
 	c.IO = &io

@@ -3,9 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +10,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
+	"vigil/internal/launch"
 	"vigil/internal/monitor"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
@@ -42,7 +40,8 @@ Only this run counts: lines of earlier runs already in the log are skipped
 start banners and the file's modification time), and vigil says what it
 skipped. watch never signals the server, whatever the verdict.
 
-Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
+Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
+128+N ended by signal N (the server is never signalled).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runWatch(cmd.Context(), env, opts)
@@ -60,6 +59,8 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
+	ctx, stops, env, stopWatching := watchStops(ctx, env)
+	defer stopWatching()
 	if (opts.log == "") == (opts.unit == "") {
 		return Usagef("watch: give exactly one of --log FILE or --unit UNIT")
 	}
@@ -139,18 +140,6 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 
 	extras := map[string]any{}
 	spec := monitor.Spec{
@@ -180,9 +169,10 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was left as it is")
-			return &ExitError{Code: 130}
+		if sig, ok := stops.signal(); ok {
+			// watch never signals the server, whatever ends vigil.
+			fmt.Fprintf(env.IO.ErrOut, "vigil: %s; the server was left as it is\n", launch.SignalName(sig))
+			return &ExitError{Code: stops.exitCode()}
 		}
 		return err
 	}
