@@ -108,4 +108,3 @@ func (b *breakWriter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
-

@@ -140,7 +140,6 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
-
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: opts.pid, URL: base, APIKey: opts.key,
