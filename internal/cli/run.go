@@ -225,6 +225,10 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		}
 		if b != nil {
 			extras["bench"] = b
+			r.Note(time.Now(), "%s", baselineNote(opts.benchOpts, b))
+			if gateBench(res, b) && !opts.keep {
+				proc.Stop(opts.grace, killNow)
+			}
 		}
 	}
 	if sig, ok := stops.signal(); ok && res.Verdict == v.Ready {
