@@ -127,6 +127,10 @@ func (h *startupHistory) record(res *observe.Result, info render.Info, model str
 		Verdict:      string(res.Verdict), Cause: string(res.Cause), Phase: string(res.Phase), Summary: res.Summary, LogPath: info.LogFile,
 	}
 	st.Summary = h.red.String(st.Summary)
+	st.Mode, st.Argv, st.Hint = info.Mode, h.red.Argv(info.Argv), h.red.String(res.Hint)
+	for _, e := range res.Evidence {
+		st.Evidence = append(st.Evidence, h.red.String(e))
+	}
 	for name, x := range extras {
 		if b, err := json.Marshal(x); err == nil {
 			if st.Extra == nil {
@@ -159,7 +163,7 @@ func (h *startupHistory) recordStopped(info render.Info, model, signal string, p
 		TotalSeconds: now.Sub(info.Start).Seconds(),
 		Verdict:      "interrupted", Cause: signal,
 		Summary: fmt.Sprintf("%s before the verdict: vigil stopped the server (pid %d)", signal, pid),
-		LogPath: info.LogFile,
+		LogPath: info.LogFile, Mode: info.Mode, Argv: h.red.Argv(info.Argv),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
