@@ -13,6 +13,7 @@ import (
 
 	"vigil/internal/apikey"
 	"vigil/internal/bench"
+	"vigil/internal/endpoint"
 	"vigil/internal/openai"
 	"vigil/internal/redact"
 )
@@ -20,9 +21,9 @@ import (
 func newBenchCmd(env *Env) *cobra.Command {
 	o := bench.DefaultOptions()
 	var (
-		rawURL, endpoint, conc, slo, tolerance string
-		jsonOut                                bool
-		key                                    apikey.Option
+		rawURL, endpointName, conc, slo, tolerance string
+		jsonOut                                    bool
+		key                                        apikey.Option
 	)
 	cmd := &cobra.Command{
 		Use:   "bench --url URL [flags]",
@@ -50,11 +51,11 @@ or completed no request (or the benchmark could not run), 2 usage error.`,
 			if rawURL == "" {
 				return Usagef("bench: --url is required (e.g. --url http://127.0.0.1:30000)")
 			}
-			base, err := openai.ParseBaseURL(rawURL)
+			base, err := endpoint.Parse(rawURL)
 			if err != nil {
-				return Usagef("bench: --url: %v", err)
+				return Usagef("bench: %v", err)
 			}
-			if o.Endpoint, err = openai.ParseEndpoint(endpoint); err != nil {
+			if o.Endpoint, err = openai.ParseEndpoint(endpointName); err != nil {
 				return Usagef("bench: --endpoint: %v", err)
 			}
 			if o.Concurrency, err = bench.ParseConcurrency(conc); err != nil {
@@ -91,7 +92,7 @@ or completed no request (or the benchmark could not run), 2 usage error.`,
 	f.StringVar(&rawURL, "url", "", "the server's base URL, e.g. http://127.0.0.1:30000")
 	f.StringVar(&o.Model, "model", "", "model name to send (default: the first of /v1/models)")
 	key.Register(f)
-	f.StringVar(&endpoint, "endpoint", string(o.Endpoint), "API to load: completions, chat or generate (SGLang)")
+	f.StringVar(&endpointName, "endpoint", string(o.Endpoint), "API to load: completions, chat or generate (SGLang)")
 	f.StringVar(&conc, "concurrency", "1,8,32", "concurrency levels, run in order")
 	f.IntVar(&o.Requests, "requests", 0, "requests per level (default: max(20, 4×concurrency))")
 	f.DurationVar(&o.Duration, "duration", 0, "per level, send requests for this long instead of --requests")

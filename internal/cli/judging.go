@@ -2,12 +2,8 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -15,6 +11,7 @@ import (
 
 	"vigil/internal/apikey"
 	"vigil/internal/classify"
+	"vigil/internal/endpoint"
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
 	"vigil/internal/redact"
@@ -79,9 +76,11 @@ func (f *judgeFlags) validate() error {
 		}
 	}
 	if f.url != "" {
-		if _, err := parseBaseURL(f.url); err != nil {
-			return Usagef("--url %q: %v", f.url, err)
+		base, err := endpoint.Parse(f.url)
+		if err != nil {
+			return Usagef("%v", err)
 		}
+		f.url = base
 	}
 	exps, err := srvconfig.ParseExpect(f.expect)
 	if err != nil {
@@ -103,29 +102,6 @@ func (f *judgeFlags) kind() string {
 		return ""
 	}
 	return f.server
-}
-
-// parseBaseURL accepts http(s)://host[:port][/prefix].
-func parseBaseURL(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", fmt.Errorf("not a URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("want an http:// or https:// URL")
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("no host")
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
-			return "", fmt.Errorf("bad port %q", p)
-		}
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("a base URL has no query or fragment")
-	}
-	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // defaultLogDir is $XDG_STATE_HOME/vigil/logs, else ~/.local/state/vigil/logs.

@@ -134,8 +134,6 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
-	} else {
-		base, _ = parseBaseURL(base)
 	}
 	// Strict mode checks everything before launching; warn mode only the
 	// port, and the host once the server runs, so as not to delay it.

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/apikey"
-	"vigil/internal/openai"
+	"vigil/internal/endpoint"
 	"vigil/internal/redact"
 	"vigil/internal/smoke"
 	"vigil/internal/verdict"
@@ -44,10 +44,11 @@ Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
 			if rawURL == "" {
 				return Usagef("smoke: --url is required (e.g. --url http://127.0.0.1:30000)")
 			}
-			if _, err := openai.ParseBaseURL(rawURL); err != nil {
-				return Usagef("smoke: --url: %v", err)
+			base, err := endpoint.Parse(rawURL)
+			if err != nil {
+				return Usagef("smoke: %v", err)
 			}
-			opts.BaseURL = rawURL
+			opts.BaseURL = base
 			if opts.Server != "" && opts.Server != "auto" && !slices.Contains(verdict.Servers, opts.Server) {
 				return Usagef("smoke: --server %q: want one of %v or auto", opts.Server, verdict.Servers)
 			}

@@ -121,8 +121,6 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
-	} else {
-		base, _ = parseBaseURL(base)
 	}
 	if opts.pid == 0 {
 		notes = append(notes, "no server process found: judging from the log and the health endpoint alone")
