@@ -91,6 +91,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newReportCmd(env),
 		newProbeCmd(env),
 	)
+	addCompletions(root, env)
 	return root
 }
 
@@ -111,7 +112,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &exit) {
 		return exit.Code
 	}
-	fmt.Fprintln(stderr, "vigil: "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, "vigil: "+oneLine(withSuggestions(err.Error())))
 	var usage *UsageError
 	if errors.As(err, &usage) || isCobraUsage(err) {
 		return verdict.ExitUsage
@@ -128,6 +129,25 @@ func isCobraUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// withSuggestions folds cobra's "Did you mean this?" list into the first
+// line ("unknown command "wacth" for "vigil"; did you mean watch?"), so a
+// usage error stays one line and keeps its suggestion.
+func withSuggestions(msg string) string {
+	first, rest, ok := strings.Cut(msg, "\n")
+	if !ok {
+		return msg
+	}
+	_, list, ok := strings.Cut(rest, "Did you mean this?")
+	if !ok {
+		return msg
+	}
+	names := strings.Fields(list)
+	if len(names) == 0 {
+		return msg
+	}
+	return first + "; did you mean " + strings.Join(names, " or ") + "?"
 }
 
 func oneLine(s string) string {
