@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,15 +11,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vigil/internal/apikey"
 	"vigil/internal/bench"
+	"vigil/internal/endpoint"
 	"vigil/internal/openai"
+	"vigil/internal/redact"
 )
 
 func newBenchCmd(env *Env) *cobra.Command {
 	o := bench.DefaultOptions()
 	var (
-		rawURL, endpoint, conc, slo, tolerance, apiKey string
-		jsonOut                                        bool
+		rawURL, endpointName, conc, slo, tolerance string
+		jsonOut                                    bool
+		key                                        apikey.Option
 	)
 	cmd := &cobra.Command{
 		Use:   "bench --url URL [flags]",
@@ -48,11 +51,11 @@ or completed no request (or the benchmark could not run), 2 usage error.`,
 			if rawURL == "" {
 				return Usagef("bench: --url is required (e.g. --url http://127.0.0.1:30000)")
 			}
-			base, err := openai.ParseBaseURL(rawURL)
+			base, err := endpoint.Parse(rawURL)
 			if err != nil {
-				return Usagef("bench: --url: %v", err)
+				return Usagef("bench: %v", err)
 			}
-			if o.Endpoint, err = openai.ParseEndpoint(endpoint); err != nil {
+			if o.Endpoint, err = openai.ParseEndpoint(endpointName); err != nil {
 				return Usagef("bench: --endpoint: %v", err)
 			}
 			if o.Concurrency, err = bench.ParseConcurrency(conc); err != nil {
@@ -80,16 +83,16 @@ or completed no request (or the benchmark could not run), 2 usage error.`,
 				}
 				src = b
 			}
-			key := apiKeyFrom(apiKey, env)
-			streams := redactedStreams(env.IO, key)
-			return runBench(cmd.Context(), streams, terminalColumns(env), bench.NewClient(base, key, o), o, src, jsonOut)
+			k, _ := key.Resolve(env.Getenv, "", nil)
+			streams := env.secured(redact.New(k)).IO
+			return runBench(cmd.Context(), streams, terminalColumns(env), bench.NewClient(base, k, o), o, src, jsonOut)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&rawURL, "url", "", "the server's base URL, e.g. http://127.0.0.1:30000")
 	f.StringVar(&o.Model, "model", "", "model name to send (default: the first of /v1/models)")
-	f.StringVar(&apiKey, "api-key", "", "API key (default: $VIGIL_API_KEY, else $OPENAI_API_KEY)")
-	f.StringVar(&endpoint, "endpoint", string(o.Endpoint), "API to load: completions, chat or generate (SGLang)")
+	key.Register(f)
+	f.StringVar(&endpointName, "endpoint", string(o.Endpoint), "API to load: completions, chat or generate (SGLang)")
 	f.StringVar(&conc, "concurrency", "1,8,32", "concurrency levels, run in order")
 	f.IntVar(&o.Requests, "requests", 0, "requests per level (default: max(20, 4×concurrency))")
 	f.DurationVar(&o.Duration, "duration", 0, "per level, send requests for this long instead of --requests")
@@ -171,50 +174,6 @@ func terminalColumns(env *Env) int {
 		}
 	}
 	return 80
-}
-
-// apiKeyFrom picks the API key: the flag, else $VIGIL_API_KEY, else
-// $OPENAI_API_KEY (the variable OpenAI clients and vLLM's docs use).
-func apiKeyFrom(flag string, env *Env) string {
-	if flag != "" {
-		return flag
-	}
-	if env.Getenv == nil {
-		return ""
-	}
-	if k := env.Getenv("VIGIL_API_KEY"); k != "" {
-		return k
-	}
-	return env.Getenv("OPENAI_API_KEY")
-}
-
-// redactedStreams returns streams that replace the API key with "***"
-// wherever it would be written: a server may echo a request in an error
-// message, and the key must never reach a terminal, log or result file.
-func redactedStreams(s *IOStreams, key string) *IOStreams {
-	if len(key) < 4 { // too short to replace without mangling ordinary text
-		return s
-	}
-	c := *s
-	c.Out = &redactor{w: s.Out, key: []byte(key)}
-	c.ErrOut = &redactor{w: s.ErrOut, key: []byte(key)}
-	return &c
-}
-
-type redactor struct {
-	w   io.Writer
-	key []byte
-}
-
-// Write redacts within each write; vigil writes whole lines or documents.
-func (r *redactor) Write(p []byte) (int, error) {
-	if !bytes.Contains(p, r.key) {
-		return r.w.Write(p)
-	}
-	if _, err := r.w.Write(bytes.ReplaceAll(p, r.key, []byte("***"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // quoteClip quotes s for one line of output, at most n characters of it.

@@ -14,7 +14,8 @@ import (
 
 func newDemoCmd(env *Env) *cobra.Command {
 	var name string
-	var asJSON, smoke bool
+	var asJSON, smoke, noHistory bool
+	timeout, stallAfter := window{auto: true}, window{auto: true}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run and judge a built-in emulated server startup (no GPU needed)",
@@ -22,7 +23,8 @@ func newDemoCmd(env *Env) *cobra.Command {
 SGLang server that prints a real startup log (weights, KV cache, CUDA
 graphs, warmup) and serves /health, then judges it exactly as "vigil run"
 judges a real one. Unlike a real server, the emulated one is stopped once
-it has been judged.
+it has been judged. A demo is never recorded in the startup history, nor
+does it read it: an emulated start says nothing about real ones.
 
 Built-in scenarios: ` + strings.Join(scenario.BuiltinNames(), ", ") + `.`,
 		Args: cobra.NoArgs,
@@ -44,6 +46,13 @@ Built-in scenarios: ` + strings.Join(scenario.BuiltinNames(), ", ") + `.`,
 			}
 			opts.json = asJSON
 			opts.smoke = opts.smoke || smoke
+			opts.noHistory = true
+			if f := cmd.Flags(); f.Changed("timeout") {
+				opts.timeout = timeout
+			}
+			if f := cmd.Flags(); f.Changed("stall-after") {
+				opts.stallAfter = stallAfter
+			}
 			opts.url = fmt.Sprintf("http://127.0.0.1:%d", port)
 			opts.stopWhenDone = true
 			player := append([]string{env.SelfExe, "play", scenario.BuiltinPrefix + name, "--port", strconv.Itoa(port), "--"}, argv...)
@@ -53,6 +62,9 @@ Built-in scenarios: ` + strings.Join(scenario.BuiltinNames(), ", ") + `.`,
 	cmd.Flags().StringVar(&name, "scenario", "sglang-ready", "which built-in startup to act out")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print NDJSON events on stdout")
 	cmd.Flags().BoolVar(&smoke, "smoke", false, "send a generation request once ready")
+	cmd.Flags().Var(&timeout, "timeout", "the whole startup's budget (default: the scenario's, else 60m)")
+	cmd.Flags().Var(&stallAfter, "stall-after", "how long without any sign of progress counts as stalled (default: the scenario's, else 5m)")
+	cmd.Flags().BoolVar(&noHistory, "no-history", true, "neither read nor record the startup history (always so for the demo)")
 	return cmd
 }
 

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"vigil/internal/bench"
 	"vigil/internal/history"
 	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
@@ -68,6 +71,68 @@ type startupDiff struct {
 	Config  configDiff  `json:"config"`
 	Phases  []phaseDiff `json:"phases"`
 	Total   phaseDiff   `json:"total"`
+	// Bench compares the serving benchmarks, per concurrency level, when
+	// both startups have one.
+	Bench []benchDiff `json:"bench,omitempty"`
+}
+
+// benchDiff is one concurrency level's output tokens/s and mean TTFT in
+// both benchmarks.
+type benchDiff struct {
+	Concurrency int      `json:"concurrency"`
+	ATokS       *float64 `json:"a_tok_s"`
+	BTokS       *float64 `json:"b_tok_s"`
+	Pct         *float64 `json:"pct"`
+	ATTFTms     *float64 `json:"a_ttft_ms"`
+	BTTFTms     *float64 `json:"b_ttft_ms"`
+}
+
+func diffBench(a, b history.Startup) []benchDiff {
+	levels := func(st history.Startup) map[int]bench.Level {
+		var r bench.Result
+		raw, ok := st.Extra["bench"]
+		if !ok || json.Unmarshal(raw, &r) != nil {
+			return nil
+		}
+		m := map[int]bench.Level{}
+		for _, lv := range r.Levels {
+			if !lv.Warmup {
+				m[lv.Concurrency] = lv
+			}
+		}
+		return m
+	}
+	la, lb := levels(a), levels(b)
+	if la == nil || lb == nil {
+		return nil
+	}
+	var cs []int
+	for c := range la {
+		cs = append(cs, c)
+	}
+	for c := range lb {
+		if _, ok := la[c]; !ok {
+			cs = append(cs, c)
+		}
+	}
+	slices.Sort(cs)
+	var out []benchDiff
+	for _, c := range cs {
+		d := benchDiff{Concurrency: c}
+		x, okA := la[c]
+		y, okB := lb[c]
+		if okA {
+			d.ATokS, d.ATTFTms = ptr(x.OutputTokS), ptr(x.TTFT.Mean)
+		}
+		if okB {
+			d.BTokS, d.BTTFTms = ptr(y.OutputTokS), ptr(y.TTFT.Mean)
+		}
+		if okA && okB && x.OutputTokS > 0 {
+			d.Pct = ptr(math.Round((y.OutputTokS-x.OutputTokS)/x.OutputTokS*1000) / 10)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 type changed struct {
@@ -140,6 +205,7 @@ func diffStartups(a, b history.Startup) startupDiff {
 		d.Phases = append(d.Phases, newPhaseDiff(name, x, okA, y, okB))
 	}
 	d.Total = newPhaseDiff("total", a.TotalSeconds, true, b.TotalSeconds, true)
+	d.Bench = diffBench(a, b)
 	return d
 }
 
@@ -230,6 +296,24 @@ func printDiff(w io.Writer, a, b history.Startup, d startupDiff) {
 	for _, p := range rows {
 		fmt.Fprintf(w, "  %-*s  %6s -> %6s  %s\n", nameW, p.Name, secsOrDash(p.AS), secsOrDash(p.BS), deltaText(p))
 	}
+	if len(d.Bench) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Bench    output tok/s (mean TTFT ms)")
+		for _, bd := range d.Bench {
+			pct := ""
+			if bd.Pct != nil {
+				pct = fmt.Sprintf("  %+.1f%%", *bd.Pct)
+			}
+			fmt.Fprintf(w, "  c=%-4d %s -> %s%s\n", bd.Concurrency, tokOrDash(bd.ATokS, bd.ATTFTms), tokOrDash(bd.BTokS, bd.BTTFTms), pct)
+		}
+	}
+}
+
+func tokOrDash(tok, ttft *float64) string {
+	if tok == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f (%.1f)", *tok, *ttft)
 }
 
 func secsOrDash(f *float64) string {

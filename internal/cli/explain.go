@@ -117,6 +117,14 @@ func openLogs(env *Env, args []string) ([]logInput, error) {
 			var fi os.FileInfo
 			if fi, err = f.Stat(); err == nil && fi.IsDir() {
 				err = fmt.Errorf("is a directory")
+			} else if err == nil && fi.Mode().IsRegular() {
+				if berr := checkBinary(f, a); berr != nil {
+					f.Close()
+					for _, o := range out {
+						o.Close()
+					}
+					return nil, Usagef("explain: %v", berr)
+				}
 			}
 		}
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	"vigil/internal/history"
 	"vigil/internal/learn"
 	"vigil/internal/srvconfig"
+	"vigil/internal/statedir"
 )
 
 func newHistoryCmd(env *Env) *cobra.Command {
@@ -124,7 +125,17 @@ func openHistory(env *Env, dbPath, cmdName string) (*history.Store, string, erro
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, path, nil
 	}
-	store, err := history.Open(path)
+	var store *history.Store
+	var err error
+	if dbPath == "" {
+		// The default database lives in the checked state directory.
+		store, err = history.OpenDefault(env.Getenv)
+	} else {
+		store, err = history.Open(path)
+	}
+	if errors.Is(err, statedir.ErrUnsafe) || errors.Is(err, statedir.ErrNoStateDir) {
+		return nil, path, Usagef("%s: %v", cmdName, err)
+	}
 	if err != nil {
 		return nil, path, fmt.Errorf("%s: %w", cmdName, err)
 	}
@@ -235,6 +246,10 @@ type startupJSON struct {
 	Host        string                     `json:"host"`
 	GPUs        string                     `json:"gpus"`
 	LogFile     string                     `json:"log_file"`
+	Mode        string                     `json:"mode,omitempty"`
+	Argv        []string                   `json:"argv,omitempty"`
+	Evidence    []string                   `json:"evidence,omitempty"`
+	Hint        string                     `json:"hint,omitempty"`
 	Results     map[string]json.RawMessage `json:"results,omitempty"`
 }
 
@@ -255,6 +270,7 @@ func startupsJSON(list []history.Startup) []startupJSON {
 			Version: st.Version, Model: st.Model, Verdict: st.Verdict, Cause: cause, Phase: st.Phase,
 			Summary: st.Summary, TotalS: st.TotalSeconds, Phases: phaseSeconds(st.Phases), Config: cfg,
 			Fingerprint: st.Fingerprint, Host: st.Host, GPUs: st.GPUs, LogFile: st.LogPath, Results: st.Extra,
+			Mode: st.Mode, Argv: st.Argv, Evidence: st.Evidence, Hint: st.Hint,
 		})
 	}
 	return out
@@ -318,6 +334,22 @@ func printTimeline(w io.Writer, st history.Startup, tty bool) {
 	}
 	if st.LogPath != "" {
 		fmt.Fprintf(w, "Log      %s\n", st.LogPath)
+	}
+	if st.Mode != "" {
+		fmt.Fprintf(w, "Mode     %s\n", st.Mode)
+	}
+	if len(st.Argv) > 0 {
+		fmt.Fprintf(w, "Command  %s\n", strings.Join(st.Argv, " "))
+	}
+	for i, e := range st.Evidence {
+		label := "Evidence"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "%-8s %s\n", label, e)
+	}
+	if st.Hint != "" {
+		fmt.Fprintf(w, "Hint     %s\n", st.Hint)
 	}
 
 	fmt.Fprintln(w)

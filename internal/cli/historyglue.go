@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -14,8 +15,10 @@ import (
 	"vigil/internal/judge"
 	"vigil/internal/learn"
 	"vigil/internal/observe"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 	"vigil/internal/srvconfig"
+	"vigil/internal/statedir"
 )
 
 // startupHistory is the history store as one judging session uses it:
@@ -28,40 +31,47 @@ type startupHistory struct {
 	lastGood *history.Startup // the last ready start of this model here
 	getenv   func(string) string
 	warnings []string
+	// red masks secrets in what is stored beyond what history itself
+	// masks: the literal API key.
+	red *redact.Redactor
 }
 
 // openStartupHistory opens the store and looks up what past startups of this
 // server and model on this host say, for their latest configuration.
-func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHistory {
-	h := &startupHistory{getenv: env.Getenv}
+func openStartupHistory(env *Env, f *judgeFlags, kind, model string) (*startupHistory, error) {
+	h := &startupHistory{getenv: env.Getenv, red: f.red}
 	if f.noHistory {
-		return h
+		return h, nil
 	}
-	path := history.DefaultPath(env.Getenv)
-	if path == "" {
-		return h
+	store, err := history.OpenDefault(env.Getenv)
+	if errors.Is(err, statedir.ErrNoStateDir) {
+		return h, nil
 	}
-	store, err := history.Open(path)
+	if errors.Is(err, statedir.ErrUnsafe) {
+		// Another user could read or plant the history: refuse, as for
+		// any unsafe state file.
+		return nil, Usagef("%v (or give --no-history)", err)
+	}
 	if err != nil {
 		h.warnings = append(h.warnings, "history unavailable: "+err.Error())
-		return h
+		return h, nil
 	}
 	h.store = store
 	h.warnings = append(h.warnings, store.Warnings()...)
 	host, _ := os.Hostname()
 	h.key = history.Key{Server: kind, Model: model, Host: host}
 	if kind == "" || model == "" {
-		return h
+		return h, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	fp, ok, err := store.LatestFingerprint(ctx, kind, model, host)
 	if err != nil {
 		h.warnings = append(h.warnings, "history: "+err.Error())
-		return h
+		return h, nil
 	}
 	if !ok {
-		return h
+		return h, nil
 	}
 	h.key.Fingerprint = fp
 	// The last good start's configuration, for the judge to name drift.
@@ -71,12 +81,12 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHis
 	e, ok, err := store.Expectation(ctx, h.key)
 	if err != nil {
 		h.warnings = append(h.warnings, "history: "+err.Error())
-		return h
+		return h, nil
 	}
 	if ok {
 		h.learned = &e
 	}
-	return h
+	return h, nil
 }
 
 // judgeConfig fills the judge's windows and expectations from the flags
@@ -137,12 +147,17 @@ func (h *startupHistory) record(res *observe.Result, info render.Info, model str
 		TotalSeconds: res.At.Sub(info.Start).Seconds(),
 		Verdict:      string(res.Verdict), Cause: string(res.Cause), Phase: string(res.Phase), Summary: res.Summary, LogPath: info.LogFile,
 	}
+	st.Summary = h.red.String(st.Summary)
+	st.Mode, st.Argv, st.Hint = info.Mode, h.red.Argv(info.Argv), h.red.String(res.Hint)
+	for _, e := range res.Evidence {
+		st.Evidence = append(st.Evidence, h.red.String(e))
+	}
 	for name, x := range extras {
 		if b, err := json.Marshal(x); err == nil {
 			if st.Extra == nil {
 				st.Extra = map[string]json.RawMessage{}
 			}
-			st.Extra[name] = b
+			st.Extra[name] = redactJSON(h.red, b)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -152,6 +167,28 @@ func (h *startupHistory) record(res *observe.Result, info render.Info, model str
 		return 0, "history not recorded: " + err.Error()
 	}
 	return id, ""
+}
+
+// recordStopped stores a startup that vigil stopped on a signal before
+// its verdict: verdict "interrupted", the signal as its cause. It never
+// counts as a ready start for the learned windows.
+func (h *startupHistory) recordStopped(info render.Info, model, signal string, pid int) {
+	if h.store == nil {
+		return
+	}
+	defer h.store.Close()
+	host, _ := os.Hostname()
+	now := time.Now()
+	st := history.Startup{
+		StartedAt: info.Start, Server: h.key.Server, Model: model, Host: host,
+		TotalSeconds: now.Sub(info.Start).Seconds(),
+		Verdict:      "interrupted", Cause: signal,
+		Summary: fmt.Sprintf("%s before the verdict: vigil stopped the server (pid %d)", signal, pid),
+		LogPath: info.LogFile, Mode: info.Mode, Argv: h.red.Argv(info.Argv),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = h.store.Record(ctx, st)
 }
 
 func importantValue(kvs []srvconfig.KV, key string) string {

@@ -2,20 +2,19 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"vigil/internal/apikey"
 	"vigil/internal/classify"
+	"vigil/internal/endpoint"
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 	"vigil/internal/srvconfig"
 )
@@ -40,8 +39,12 @@ type judgeFlags struct {
 	expect     []string
 	expectFile string
 	noHistory  bool
+	apiKey     apikey.Option
 
 	expects []srvconfig.Expect
+	// key is the resolved API key; red masks it and every secret's shape.
+	key string
+	red *redact.Redactor
 }
 
 func (f *judgeFlags) register(fs *pflag.FlagSet) {
@@ -55,6 +58,15 @@ func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.expect, "expect", nil, "KEY=VALUE the server's printed configuration must show (repeatable), e.g. quantization=fp8, tp=4")
 	fs.StringVar(&f.expectFile, "expect-file", "", "a file of KEY=VALUE expectations, one per line")
 	fs.BoolVar(&f.noHistory, "no-history", false, "neither read nor record the startup history")
+	f.apiKey.Register(fs)
+}
+
+// resolveKey picks the API key (argv: the server's command line under run,
+// nil under watch) and returns env with its output redacted.
+func (f *judgeFlags) resolveKey(env *Env, kind string, argv []string) *Env {
+	f.key, _ = f.apiKey.Resolve(env.Getenv, kind, argv)
+	f.red = redact.New(f.key)
+	return env.secured(f.red)
 }
 
 func (f *judgeFlags) validate() error {
@@ -64,9 +76,11 @@ func (f *judgeFlags) validate() error {
 		}
 	}
 	if f.url != "" {
-		if _, err := parseBaseURL(f.url); err != nil {
-			return Usagef("--url %q: %v", f.url, err)
+		base, err := endpoint.Parse(f.url)
+		if err != nil {
+			return Usagef("%v", err)
 		}
+		f.url = base
 	}
 	exps, err := srvconfig.ParseExpect(f.expect)
 	if err != nil {
@@ -90,29 +104,6 @@ func (f *judgeFlags) kind() string {
 	return f.server
 }
 
-// parseBaseURL accepts http(s)://host[:port][/prefix].
-func parseBaseURL(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", fmt.Errorf("not a URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("want an http:// or https:// URL")
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("no host")
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
-			return "", fmt.Errorf("bad port %q", p)
-		}
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("a base URL has no query or fragment")
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
 // defaultLogDir is $XDG_STATE_HOME/vigil/logs, else ~/.local/state/vigil/logs.
 func defaultLogDir(getenv func(string) string) string {
 	if d := getenv("XDG_STATE_HOME"); d != "" {
@@ -133,7 +124,7 @@ func pickRenderer(env *Env, asJSON bool) render.Renderer {
 	}
 	if env.IO.IsStderrTTY && env.Getenv("TERM") != "dumb" {
 		w := 100
-		if f, ok := env.IO.ErrOut.(*os.File); ok {
+		if f, ok := env.IO.errFile(); ok {
 			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
 				w = cols
 			}
@@ -162,25 +153,19 @@ func hostDeps() monitor.Deps {
 }
 
 // smokeFor runs the smoke request and keeps its outcome in extras.
-func smokeFor(env *Env, base string, extras map[string]any) func(context.Context, string) observe.SmokeResult {
+func smokeFor(base, key string, extras map[string]any) func(context.Context, string) observe.SmokeResult {
 	return func(ctx context.Context, server string) observe.SmokeResult {
-		r := smokeCheck(ctx, base, server, apiKey(env))
+		r := smokeCheck(ctx, base, server, key)
 		extras["smoke"] = map[string]any{"ok": r.OK, "reason": r.Reason, "endpoint": r.Endpoint, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds()}
 		return r
 	}
 }
 
-func apiKey(env *Env) string {
-	for _, k := range []string{"VIGIL_API_KEY", "OPENAI_API_KEY"} {
-		if s := env.Getenv(k); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// finish records the startup in the history and shows the verdict.
-func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any) {
+// finish records the startup in the history and shows the verdict; it
+// returns the startup's history id (0: not recorded).
+func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any, red *redact.Redactor) int64 {
+	redactResult(red, out.Result)
+	hist.red = red
 	st := out.Status
 	for name, x := range out.Result.Extras {
 		extras[name] = x // the judge's results (kernels, notable) go to the verdict and the history
@@ -192,4 +177,5 @@ func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *star
 	st.HistoryID = id
 	st.Extras = extras
 	r.End(out.Result, st)
+	return id
 }

@@ -71,10 +71,10 @@ func preflightHost(kind string, own int) []preflightFinding {
 // same kind of server (not vigil's own ancestors or children).
 func sameKindProcesses(kind string, ownSession int) []int {
 	pids, _ := procfind.FS{}.PIDs()
-	self, parent := os.Getpid(), os.Getppid()
+	kin := ownKin(procfind.FS{}, os.Getpid())
 	var out []int
 	for _, pid := range pids {
-		if pid == self || pid == parent {
+		if kin[pid] {
 			continue
 		}
 		argv := procfind.FS{}.Cmdline(pid)
@@ -115,4 +115,25 @@ func inSession(pid, session int) bool {
 	}
 	smp, err := procstat.FS{}.Sample([]int{pid})
 	return err == nil && len(smp.Procs) == 1 && (smp.Procs[0].SID == session || pid == session)
+}
+
+// ownKin is vigil's own ancestors (a wrapper script, `timeout 60 ...`, the
+// shell) and descendants (the server it launched): none of them is
+// "another server".
+func ownKin(fs procfind.FS, self int) map[int]bool {
+	kin := map[int]bool{self: true}
+	for pid, n := self, 0; pid > 1 && n < 64; n++ {
+		p, err := fs.Stat(pid)
+		if err != nil || p.PPID <= 0 {
+			break
+		}
+		pid = p.PPID
+		kin[pid] = true
+	}
+	if desc, err := fs.Descendants(self); err == nil {
+		for _, d := range desc {
+			kin[d] = true
+		}
+	}
+	return kin
 }

@@ -25,6 +25,10 @@ type IOStreams struct {
 	ErrOut      io.Writer
 	IsStdoutTTY bool
 	IsStderrTTY bool
+	// raw is the streams these wrap (see Env.secured, watchStops);
+	// redacted says they mask secrets.
+	raw      *IOStreams
+	redacted bool
 }
 
 // Env is what every command gets: streams, the environment and the path of
@@ -89,6 +93,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newSuperviseCmd(env),
 	)
 	addSSHFlag(root)
+	addCompletions(root, env)
 	return root
 }
 
@@ -117,7 +122,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &exit) {
 		return exit.Code
 	}
-	fmt.Fprintln(stderr, "vigil: "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, "vigil: "+oneLine(withSuggestions(err.Error())))
 	var coded *codedError
 	if errors.As(err, &coded) {
 		return coded.code
@@ -138,6 +143,25 @@ func isCobraUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// withSuggestions folds cobra's "Did you mean this?" list into the first
+// line ("unknown command "wacth" for "vigil"; did you mean watch?"), so a
+// usage error stays one line and keeps its suggestion.
+func withSuggestions(msg string) string {
+	first, rest, ok := strings.Cut(msg, "\n")
+	if !ok {
+		return msg
+	}
+	_, list, ok := strings.Cut(rest, "Did you mean this?")
+	if !ok {
+		return msg
+	}
+	names := strings.Fields(list)
+	if len(names) == 0 {
+		return msg
+	}
+	return first + "; did you mean " + strings.Join(names, " or ") + "?"
 }
 
 func oneLine(s string) string {

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"sync/atomic"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,7 +20,9 @@ import (
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
 	"vigil/internal/procstat"
+	"vigil/internal/redact"
 	"vigil/internal/render"
+	"vigil/internal/statedir"
 	v "vigil/internal/verdict"
 )
 
@@ -53,11 +54,13 @@ printed first), never through vigil, so the server does not depend on vigil.
 The server runs in its own session and process group. When it is ready,
 vigil exits 0 and the server keeps running. When it fails, stalls or times
 out, vigil collects the evidence and then stops the whole process group
-(SIGTERM, --grace, SIGKILL) unless --keep is given. Ctrl-C before the
-verdict stops the startup the same way; a second Ctrl-C kills at once.
+(SIGTERM, --grace, SIGKILL) unless --keep is given. Ctrl-C, SIGTERM,
+SIGHUP (a closed terminal) or SIGPIPE (a reader that went away, or any
+failed write to stdout or stderr) before the verdict stops the startup the
+same way; a second one kills at once.
 
 Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
-130 interrupted.`,
+128+N stopped by signal N (130 Ctrl-C, 129 SIGHUP, 141 SIGPIPE, 143 SIGTERM).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -87,6 +90,19 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if err := opts.validate(); err != nil {
 		return err
 	}
+	if opts.grace < 0 {
+		return Usagef("--grace %v: want a duration of 0 or more", opts.grace)
+	}
+	// A stop signal (or stdout/stderr gone) before the verdict stops the
+	// startup; a second one kills at once.
+	ctx, stops, env, stopWatching := watchStops(ctx, env)
+	defer stopWatching()
+	killNow := stops.killWait()
+	if opts.benchSpec == "default" && looksLikeBenchSpec(argv[0]) {
+		// pflag reads "--bench SPEC" as a bare --bench and SPEC as the
+		// COMMAND, which would then be launched.
+		return Usagef("--bench takes its SPEC after '=': give --bench=%s", argv[0])
+	}
 	if opts.benchSpec != "" {
 		spec := opts.benchSpec
 		if spec == "default" {
@@ -105,17 +121,19 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		opts.smoke = true
 	}
 	if _, err := lookPath(argv[0]); err != nil {
-		return Usagef("%s: command not found", argv[0])
+		return commandError(argv[0])
 	}
 	kind := opts.kind()
 	if kind == "" {
 		kind = classify.DetectCommand(argv)
 	}
+	// From here on everything printed masks the key and secrets' shapes.
+	env = opts.resolveKey(env, kind, argv)
+	red := opts.red
+	shownArgv := red.Argv(argv)
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
-	} else {
-		base, _ = parseBaseURL(base)
 	}
 	// Strict mode checks everything before launching; warn mode only the
 	// port, and the host once the server runs, so as not to delay it.
@@ -129,6 +147,11 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	default:
 		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
 	}
+	model := classify.ModelFromArgv(argv)
+	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	if err != nil {
+		return err
+	}
 	logPath, logFile, offset, err := openLog(env, opts.logFile, kind)
 	if err != nil {
 		return err
@@ -137,21 +160,21 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 
 	if opts.preflight == "strict" && len(findings) > 0 {
 		r := pickRenderer(env, opts.json)
-		info := render.Info{Mode: "run", LogFile: logPath, URL: base, Argv: argv, Start: start}
+		info := render.Info{Mode: "run", LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 		r.Begin(info)
-		r.End(preflightRefusal(findings, start), render.Status{Now: start})
+		refusal := preflightRefusal(findings, start)
+		redactResult(red, refusal)
+		r.End(refusal, render.Status{Now: start})
 		return &ExitError{Code: v.Failed.ExitCode()}
 	}
-	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile})
+	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile, Subreaper: true})
 	if err != nil {
 		if errors.Is(err, launch.ErrNotFound) {
-			return Usagef("%s: command not found", argv[0])
+			return commandError(argv[0])
 		}
 		return Usagef("%v", err)
 	}
-	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: base, Argv: argv, Start: start}
-	model := classify.ModelFromArgv(argv)
-	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes := hist.notes(cfg, &opts.judgeFlags)
 	for _, f := range findings {
@@ -160,38 +183,15 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 			cfg.PortTaken = f.text // the judge's evidence when the server dies silently
 		}
 	}
-
-	// Ctrl-C or SIGTERM before the verdict stops the startup; a second
-	// one kills at once.
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var interrupted atomic.Bool
-	killNow := make(chan struct{})
-	go func() {
-		select {
-		case <-sigs:
-		case <-ctx.Done():
-			return
-		}
-		interrupted.Store(true)
-		cancel()
-		select {
-		case <-sigs:
-			close(killNow)
-		case <-time.After(time.Hour):
-		}
-	}()
+	notes = redactNotes(red, notes)
 
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc,
-		Log: logPath, Offset: offset, URL: base,
+		Log: logPath, Offset: offset, URL: base, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,
-		Smoke:  smokeFor(env, base, extras),
+		Smoke:  smokeFor(base, opts.key, extras),
 	}
 	if opts.preflight == "warn" {
 		spec.Later = func() []string {
@@ -199,7 +199,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 			for _, f := range preflightHost(kind, proc.Pid) {
 				later = append(later, "preflight: "+f.text)
 			}
-			return later
+			return redactNotes(red, later)
 		}
 	}
 	if !opts.keep {
@@ -209,11 +209,8 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {
-		if interrupted.Load() {
-			r.Note(time.Now(), "interrupted: stopping the server (pid %d); Ctrl-C again to kill it now", proc.Pid)
-			proc.Stop(opts.grace, killNow)
-			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was stopped")
-			return &ExitError{Code: 130}
+		if sig, ok := stops.signal(); ok {
+			return stopForSignal(env, r, proc, opts, stops, hist, info, model, sig)
 		}
 		return err
 	}
@@ -223,15 +220,23 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	if res.Verdict == v.Ready && opts.benchSpec != "" {
 		r.Note(time.Now(), "running the serving benchmark")
-		b, warn := benchAfterReady(ctx, env, base, opts.benchOpts, hist, res)
+		b, warn := benchAfterReady(ctx, env.IO.ErrOut, base, opts.key, opts.benchOpts, hist, res)
 		if warn != "" {
 			r.Note(time.Now(), "%s", warn)
 		}
 		if b != nil {
 			extras["bench"] = b
+			r.Note(time.Now(), "%s", baselineNote(opts.benchOpts, b))
+			if gateBench(res, b) && !opts.keep {
+				proc.Stop(opts.grace, killNow)
+			}
 		}
 	}
-	finish(r, out, info, hist, model, extras)
+	if sig, ok := stops.signal(); ok && res.Verdict == v.Ready {
+		// Stopped during the benchmark, before the verdict was given.
+		return stopForSignal(env, r, proc, opts, stops, hist, info, model, sig)
+	}
+	finish(r, out, info, hist, model, extras, red)
 	return verdictExit(res)
 }
 
@@ -242,36 +247,32 @@ func verdictExit(res *observe.Result) error {
 	return nil
 }
 
-// openLog opens (creating) the server's log file for appending and returns
-// the offset where this run's output starts.
+// openLog opens the server's log for appending: a new private file in the
+// state directory, or --log-file, which must be a regular file (a link,
+// FIFO, socket, device or directory is refused at once). It returns the
+// offset where this run's output starts.
 func openLog(env *Env, path, kind string) (string, *os.File, int64, error) {
+	var f *os.File
+	var err error
 	if path == "" {
-		dir := defaultLogDir(env.Getenv)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", nil, 0, Usagef("cannot create the log directory %s: %v", dir, err)
+		f, err = statedir.NewLog(env.Getenv, kind, time.Now())
+		if err != nil {
+			return "", nil, 0, Usagef("cannot create the server's log: %v", err)
 		}
-		name := kind
-		if name == "" {
-			name = "server"
+		path = f.Name()
+	} else {
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			path = abs
 		}
-		path = filepath.Join(dir, fmt.Sprintf("%s-%s-%d.log", name, time.Now().Format("20060102-150405"), os.Getpid()))
-	}
-	abs, err := filepath.Abs(path)
-	if err == nil {
-		path = abs
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return "", nil, 0, Usagef("--log-file %s: %v", path, unwrapPathErr(err))
+		f, err = statedir.OpenAppend(path)
+		if err != nil {
+			return "", nil, 0, Usagef("--log-file %s: %v", path, unwrapPathErr(err))
+		}
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return "", nil, 0, Usagef("--log-file %s: %v", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return "", nil, 0, Usagef("--log-file %s: not a regular file", path)
 	}
 	return path, f, fi.Size(), nil
 }
@@ -282,4 +283,29 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// looksLikeBenchSpec reports whether a COMMAND is really a --bench SPEC
+// given with a space: KEY=VALUE words that bench.ParseSpec accepts, and no
+// file of that name.
+func looksLikeBenchSpec(arg string) bool {
+	if !strings.Contains(arg, "=") || strings.Contains(arg, "/") {
+		return false
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return false
+	}
+	_, err := bench.ParseSpec(arg)
+	return err == nil
+}
+
+// stopForSignal stops the server's group after a stop signal before the
+// verdict, says why on stderr and in the history, and exits 128+signal.
+func stopForSignal(env *Env, r render.Renderer, proc *launch.Process, opts *runOptions, stops *stopper, hist *startupHistory, info render.Info, model string, sig syscall.Signal) error {
+	name := launch.SignalName(sig)
+	r.Note(time.Now(), "interrupted by %s: stopping the server (pid %d); the same signal again kills it now", name, proc.Pid)
+	proc.Stop(opts.grace, stops.killWait())
+	hist.recordStopped(info, model, name, proc.Pid)
+	fmt.Fprintf(env.IO.ErrOut, "vigil: %s before the verdict; the server (pid %d) was stopped\n", name, proc.Pid)
+	return &ExitError{Code: stops.exitCode()}
 }

@@ -9,16 +9,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"vigil/internal/openai"
+	"vigil/internal/apikey"
+	"vigil/internal/endpoint"
+	"vigil/internal/redact"
 	"vigil/internal/smoke"
 	"vigil/internal/verdict"
 )
 
 func newSmokeCmd(env *Env) *cobra.Command {
 	var (
-		opts                   smoke.Options
-		rawURL, expect, apiKey string
-		jsonOut                bool
+		opts           smoke.Options
+		rawURL, expect string
+		key            apikey.Option
+		jsonOut        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "smoke --url URL [flags]",
@@ -41,10 +44,11 @@ Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
 			if rawURL == "" {
 				return Usagef("smoke: --url is required (e.g. --url http://127.0.0.1:30000)")
 			}
-			if _, err := openai.ParseBaseURL(rawURL); err != nil {
-				return Usagef("smoke: --url: %v", err)
+			base, err := endpoint.Parse(rawURL)
+			if err != nil {
+				return Usagef("smoke: %v", err)
 			}
-			opts.BaseURL = rawURL
+			opts.BaseURL = base
 			if opts.Server != "" && opts.Server != "auto" && !slices.Contains(verdict.Servers, opts.Server) {
 				return Usagef("smoke: --server %q: want one of %v or auto", opts.Server, verdict.Servers)
 			}
@@ -58,8 +62,8 @@ Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
 				}
 				opts.ExpectText = re
 			}
-			opts.APIKey = apiKeyFrom(apiKey, env)
-			io := redactedStreams(env.IO, opts.APIKey)
+			opts.APIKey, _ = key.Resolve(env.Getenv, opts.Server, nil)
+			io := env.secured(redact.New(opts.APIKey)).IO
 
 			res := smoke.Check(cmd.Context(), opts)
 			if jsonOut {
@@ -100,7 +104,7 @@ Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
 	f.StringVar(&opts.Server, "server", "", "server kind (sglang, vllm, trtllm, llamacpp, tgi): only SGLang gets /generate")
 	f.DurationVar(&opts.Timeout, "timeout", smoke.DefaultTimeout, "how long the whole check may take")
 	f.StringVar(&expect, "expect-text", "", "a regular expression the answer must match, e.g. '(?i)paris'")
-	f.StringVar(&apiKey, "api-key", "", "API key (default: $VIGIL_API_KEY, else $OPENAI_API_KEY)")
+	key.Register(f)
 	f.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout")
 	return cmd
 }

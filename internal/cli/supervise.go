@@ -26,6 +26,7 @@ import (
 	"vigil/internal/probe"
 	"vigil/internal/procstat"
 	"vigil/internal/reaper"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 	"vigil/internal/termsafe"
 	v "vigil/internal/verdict"
@@ -103,11 +104,12 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	if kind == "" {
 		kind = classify.DetectCommand(argv)
 	}
+	// From here on everything printed masks the key and secrets' shapes.
+	env = opts.resolveKey(env, kind, argv)
+	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
-	} else {
-		base, _ = parseBaseURL(base)
 	}
 	// The endpoints are taken before the server starts: an address in use
 	// is a usage error, with nothing launched.
@@ -176,9 +178,12 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		}
 	}
 
-	info := render.Info{Mode: "supervise", PID: proc.Pid, LogFile: logPath, URL: base, Argv: argv, Start: start}
+	info := render.Info{Mode: "supervise", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: red.Argv(argv), Start: start}
 	model := classify.ModelFromArgv(argv)
-	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	if err != nil {
+		return err
+	}
 	cfg := hist.judgeConfig(&opts.judgeFlags, monitorJudgeConfig(kind, argv, guessed, opts.smoke))
 	notes := append(hist.notes(cfg, &opts.judgeFlags), laterNotes...)
 	stall := cfg.StallAfter
@@ -228,7 +233,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		Log: logPath, Offset: offset, URL: base,
 		HFHome:     procstat.DefaultHFHome(env.Getenv),
 		Notes:      notes,
-		Smoke:      smokeFor(env, base, map[string]any{}),
+		Smoke:      smokeFor(base, opts.key, map[string]any{}),
 		Progressed: sink.progressed,
 		Stop:       func() { board.Stopping(); proc.Stop(opts.grace, nil) },
 	}
@@ -253,11 +258,11 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	extras := map[string]any{}
 	if res.Verdict != v.Ready {
 		board.Failed(res.Verdict, res.Cause, res.Summary, res.At)
-		finish(r, out, info, hist, model, extras)
+		finish(r, out, info, hist, model, extras, red)
 		return superviseEnd(env, board, proc, &forced, joinSide)
 	}
 	board.Ready(res.At)
-	id := finishID(r, out, info, hist, model, extras)
+	id := finish(r, out, info, hist, model, extras, red)
 
 	ls := monitor.LifeSpec{
 		Spec: spec, ReadyAt: res.At, HangAfter: opts.hangAfter,
@@ -285,33 +290,20 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	return superviseEnd(env, board, proc, &forced, joinSide)
 }
 
-// finishID is finish, returning the startup's history id (0: none).
-func finishID(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any) int64 {
-	st := out.Status
-	id, warn := hist.record(out.Result, info, model, extras)
-	if warn != "" {
-		r.Note(time.Now(), "%s", warn)
-	}
-	st.HistoryID = id
-	st.Extras = extras
-	r.End(out.Result, st)
-	return id
-}
-
 // recordLife attaches how the life after ready ended to the startup's
 // history entry, as its "life" result.
 func recordLife(env *Env, f *judgeFlags, kind, model string, id int64, end *life.End, readyAt time.Time) string {
 	if id == 0 {
 		return ""
 	}
-	h := openStartupHistory(env, f, kind, model)
-	if h.store == nil {
+	h, err := openStartupHistory(env, f, kind, model)
+	if err != nil || h.store == nil {
 		return ""
 	}
 	defer h.store.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err := h.store.AttachResults(ctx, id, "life", map[string]any{
+	err = h.store.AttachResults(ctx, id, "life", map[string]any{
 		"how": end.How, "cause": string(end.Cause), "summary": end.Summary,
 		"evidence": end.Evidence, "after_ready_s": end.At.Sub(readyAt).Seconds(),
 	})

@@ -3,9 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,11 +11,13 @@ import (
 	"vigil/internal/facts"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
+	"vigil/internal/launch"
 	"vigil/internal/life"
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 	v "vigil/internal/verdict"
 )
@@ -52,8 +51,9 @@ skipped. watch never signals the server, whatever the verdict.
 With --follow it keeps judging after ready, as vigil supervise does, until
 the server dies (exit 4) or hangs (exit 5), saying why.
 
-Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 4 died after ready
-(--follow), 5 hung after ready (--follow), 124 timeout.`,
+Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout;
+with --follow 4 died after ready, 5 hung after ready; 128+N ended by
+signal N (the server is never signalled).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runWatch(cmd.Context(), env, opts)
@@ -76,11 +76,30 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if opts.hangAfter <= 0 {
 		return Usagef("watch: --hang-after must be positive")
 	}
+	ctx, stops, env, stopWatching := watchStops(ctx, env)
+	defer stopWatching()
 	if (opts.log == "") == (opts.unit == "") {
 		return Usagef("watch: give exactly one of --log FILE or --unit UNIT")
 	}
-	if opts.pid < 0 || opts.pid > 0 && !procfind.Exists(opts.pid) {
+	var ident *procfind.Identity
+	if opts.pid < 0 {
 		return Usagef("--pid %d: no such process", opts.pid)
+	}
+	if opts.pid > 0 {
+		// The process is known by its start time too, so a PID reused
+		// after it exits is never taken for the server.
+		id, err := procfind.Identify(opts.pid)
+		if err != nil {
+			return Usagef("--pid %d: no such process", opts.pid)
+		}
+		ident = &id
+	}
+	logExists := true
+	if opts.log != "" && opts.log != "-" {
+		var err error
+		if logExists, err = checkWatchLog(opts.log); err != nil {
+			return Usagef("--log %v", err)
+		}
 	}
 	start := time.Now()
 	var unitInfo journal.Info
@@ -112,11 +131,13 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if kind == "" {
 		kind = classify.DetectCommand(argv)
 	}
+	// watch never sends the server's own key found in its command line:
+	// only one given to vigil.
+	env = opts.resolveKey(env, kind, nil)
+	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
-	} else {
-		base, _ = parseBaseURL(base)
 	}
 	if opts.pid == 0 {
 		notes = append(notes, "no server process found: judging from the log and the health endpoint alone")
@@ -125,30 +146,20 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if opts.unit != "" {
 		source = "journal of " + opts.unit
 	}
-	info := render.Info{Mode: "watch", PID: opts.pid, LogFile: source, URL: base, Argv: argv, Start: start}
+	info := render.Info{Mode: "watch", PID: opts.pid, LogFile: source, URL: redact.URL(base), Argv: red.Argv(argv), Start: start}
 	model := classify.ModelFromArgv(argv)
-	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
+	if err != nil {
+		return err
+	}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-
 	extras := map[string]any{}
 	spec := monitor.Spec{
-		Judge: cfg, Start: start, PID: opts.pid, URL: base,
+		Judge: cfg, Start: start, PID: opts.pid, URL: base, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
-		Smoke:  smokeFor(env, base, extras),
+		Smoke:  smokeFor(base, opts.key, extras),
 	}
 	if opts.unit != "" {
 		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}
@@ -163,18 +174,23 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 		spec.Log, spec.Offset, spec.WaitForFile = opts.log, offset, true
 	}
-	spec.Notes = notes
+	if !logExists {
+		notes = append(notes, fmt.Sprintf("waiting for %s to appear (within --timeout %s)", opts.log, cfg.Timeout.Round(time.Second)))
+	}
+	spec.Identity = ident
+	spec.Notes = redactNotes(red, notes)
 	r := pickRenderer(env, opts.json)
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(env.IO.ErrOut, "vigil: interrupted; the server was left as it is")
-			return &ExitError{Code: 130}
+		if sig, ok := stops.signal(); ok {
+			// watch never signals the server, whatever ends vigil.
+			fmt.Fprintf(env.IO.ErrOut, "vigil: %s; the server was left as it is\n", launch.SignalName(sig))
+			return &ExitError{Code: stops.exitCode()}
 		}
 		return err
 	}
-	finish(r, out, info, hist, model, extras)
+	finish(r, out, info, hist, model, extras, red)
 	if !opts.follow || out.Result.Verdict != v.Ready {
 		return verdictExit(out.Result)
 	}

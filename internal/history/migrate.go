@@ -34,6 +34,12 @@ var migrations = []string{
 	);
 	CREATE INDEX IF NOT EXISTS startups_by_key ON startups(server, model, fingerprint, host, verdict, id);
 	CREATE INDEX IF NOT EXISTS startups_by_time ON startups(started_at);`,
+	// 2: how the startup was judged and what proved it: the command line
+	// (redacted), run or watch, the verdict's evidence and hint.
+	`ALTER TABLE startups ADD COLUMN argv     TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE startups ADD COLUMN mode     TEXT NOT NULL DEFAULT '';
+	ALTER TABLE startups ADD COLUMN evidence TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE startups ADD COLUMN hint     TEXT NOT NULL DEFAULT '';`,
 }
 
 // schemaVersion is the schema this vigil writes.

@@ -80,6 +80,12 @@ type Startup struct {
 	// Verdict, Cause and Phase are the verdict's words; Summary its line.
 	Verdict, Cause, Phase, Summary string
 	LogPath                        string
+	// Argv is the server's command line (secrets masked), Mode "run" or
+	// "watch"; Evidence and Hint are the verdict's.
+	Argv     []string
+	Mode     string
+	Evidence []string
+	Hint     string
 	// Extra holds results attached after the verdict (smoke, bench), by
 	// name.
 	Extra map[string]json.RawMessage
@@ -378,13 +384,21 @@ func (s *Store) Record(ctx context.Context, st Startup) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("history: extra: %w", err)
 	}
+	argv, err := json.Marshal(nonNilStrings(st.Argv))
+	if err != nil {
+		return 0, fmt.Errorf("history: argv: %w", err)
+	}
+	evidence, err := json.Marshal(nonNilStrings(st.Evidence))
+	if err != nil {
+		return 0, fmt.Errorf("history: evidence: %w", err)
+	}
 	res, err := s.db.ExecContext(ctx, `INSERT INTO startups
 		(started_at, server, version, model, host, gpus, fingerprint, config, phases,
-		 total_s, verdict, cause, phase, summary, log_path, extra)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		 total_s, verdict, cause, phase, summary, log_path, extra, argv, mode, evidence, hint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.StartedAt.UnixMilli(), st.Server, st.Version, st.Model, st.Host, st.GPUs, st.Fingerprint,
 		string(cfg), string(phases), st.TotalSeconds, st.Verdict, st.Cause, st.Phase, st.Summary,
-		st.LogPath, string(extra))
+		st.LogPath, string(extra), string(argv), st.Mode, string(evidence), st.Hint)
 	if err != nil {
 		return 0, s.wrap(err)
 	}
@@ -407,6 +421,15 @@ func redactStartup(st Startup) Startup {
 		st.Config = cfg
 	}
 	st.Summary = redact.String(st.Summary)
+	st.Hint = redact.String(st.Hint)
+	st.Argv = redact.Argv(st.Argv)
+	if st.Evidence != nil {
+		ev := make([]string, len(st.Evidence))
+		for i, e := range st.Evidence {
+			ev[i] = redact.String(e)
+		}
+		st.Evidence = ev
+	}
 	st.LogPath = redact.String(st.LogPath)
 	if st.Extra != nil {
 		extra := make(map[string]json.RawMessage, len(st.Extra))
@@ -452,6 +475,13 @@ func redactValue(key string, v any) any {
 	return v
 }
 
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 func nonNil(p []learn.Phase) []learn.Phase {
 	if p == nil {
 		return []learn.Phase{}
@@ -477,7 +507,7 @@ type Filter struct {
 }
 
 const columns = `id, started_at, server, version, model, host, gpus, fingerprint, config, phases,
-	total_s, verdict, cause, phase, summary, log_path, extra`
+	total_s, verdict, cause, phase, summary, log_path, extra, argv, mode, evidence, hint`
 
 // List returns startups, newest first.
 func (s *Store) List(ctx context.Context, f Filter) ([]Startup, error) {
@@ -523,10 +553,11 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]Startup, er
 			st                 Startup
 			started            int64
 			cfg, phases, extra string
+			argv, evidence     string
 		)
 		if err := rows.Scan(&st.ID, &started, &st.Server, &st.Version, &st.Model, &st.Host, &st.GPUs,
 			&st.Fingerprint, &cfg, &phases, &st.TotalSeconds, &st.Verdict, &st.Cause, &st.Phase,
-			&st.Summary, &st.LogPath, &extra); err != nil {
+			&st.Summary, &st.LogPath, &extra, &argv, &st.Mode, &evidence, &st.Hint); err != nil {
 			return nil, s.wrap(err)
 		}
 		st.StartedAt = time.UnixMilli(started)
@@ -535,6 +566,14 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]Startup, er
 		_ = json.Unmarshal([]byte(cfg), &st.Config)
 		_ = json.Unmarshal([]byte(phases), &st.Phases)
 		_ = json.Unmarshal([]byte(extra), &st.Extra)
+		_ = json.Unmarshal([]byte(argv), &st.Argv)
+		_ = json.Unmarshal([]byte(evidence), &st.Evidence)
+		if len(st.Argv) == 0 {
+			st.Argv = nil
+		}
+		if len(st.Evidence) == 0 {
+			st.Evidence = nil
+		}
 		if len(st.Extra) == 0 {
 			st.Extra = nil
 		}

@@ -157,6 +157,7 @@ type Judge struct {
 
 	smokeState int // 0 none, 1 wanted, 2 running, 3 done
 	smokeRes   *observe.SmokeResult
+	authSaid   bool
 
 	events []observe.Event
 	result *observe.Result
@@ -679,8 +680,17 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 	}
 	healthOK := j.health.State == observe.HealthOK
 	noEndpoint := j.cfg.NoHealth || j.health.State == observe.HealthNone
+	// A 401/403 is the server answering: trouble with the key, not with
+	// the server; its ready line decides.
+	authUp := j.health.State == HealthAuth && (j.readyLine || j.upSaid)
+	if authUp && !j.authSaid {
+		j.authSaid = true
+		j.emit(now, observe.Warning{Message: AuthHint})
+	}
 	ready := false
 	switch {
+	case authUp:
+		ready = true
 	case j.readyLine && (healthOK || noEndpoint):
 		ready = true
 	case healthOK && !j.prof.ReadyNeedsLine && now.Sub(j.healthOKSince) >= j.okGrace():
@@ -724,6 +734,12 @@ func (j *Judge) healthText() string {
 	}
 	return fmt.Sprintf("HTTP %d", j.health.Code)
 }
+
+// HealthAuth is health.StateAuth: a 401 or 403 answer.
+const HealthAuth observe.HealthState = "auth"
+
+// AuthHint is said when the server refuses vigil's requests for the key.
+const AuthHint = "the server refuses the API key (401/403): give it with --api-key or VIGIL_API_KEY"
 
 // UnhealthyHint is the hint of a health failure.
 const UnhealthyHint = "the server is up but unhealthy: read its log after the ready line, and probe /health by hand; a 500 usually means the engine died after startup"
@@ -773,6 +789,12 @@ func (j *Judge) readySummary(now time.Time) string {
 
 func (j *Judge) smokeVerdict() *observe.Result {
 	r := j.smokeRes
+	if r.Auth {
+		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady,
+			Summary:  fmt.Sprintf("%s is ready; its answers were not checked: it refused the API key", orServer(j.server)),
+			Evidence: []string{"[vigil] " + r.Endpoint + ": " + r.Reason},
+			Hint:     AuthHint}
+	}
 	if r.OK {
 		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady,
 			Summary:  fmt.Sprintf("%s is ready and answered sanely in %s", orServer(j.server), fmtDur(r.Latency)),

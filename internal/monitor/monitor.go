@@ -53,6 +53,9 @@ type Spec struct {
 	// launched it, and then its exit status is known.
 	PID  int
 	Proc Process
+	// Identity, when set, is the attached process's identity: it is alive
+	// while procfind.Still says so, so a reused PID is not the server.
+	Identity *procfind.Identity
 	// Log is the server's log file, read from Offset; WaitForFile allows
 	// it not to exist yet. Unit replaces the log with a journal.
 	Log         string
@@ -61,6 +64,9 @@ type Spec struct {
 	Unit        *Unit
 	// URL is the server's base URL; its kind's health path is probed.
 	URL string
+	// APIKey is sent with the health probes (servers started with a key
+	// may refuse /health without it).
+	APIKey string
 	// HFHome is the Hugging Face home whose download cache growing counts
 	// as activity.
 	HFHome string

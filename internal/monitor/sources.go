@@ -117,7 +117,11 @@ func (m *monitor) watchAlive(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if m.deps.Procs.Exists(pid) {
+		alive := m.deps.Procs.Exists(pid)
+		if id := m.spec.Identity; id != nil && id.PID == pid {
+			alive = m.deps.Procs.Still(*id)
+		}
+		if alive {
 			continue
 		}
 		e := observe.Exit{Gone: true}
@@ -283,6 +287,7 @@ func (m *monitor) probeHealth(ctx context.Context) {
 		path = "/health"
 	}
 	p := health.New(m.spec.URL, path)
+	p.APIKey = m.spec.APIKey
 	if m.deps.Transport != nil {
 		p.Client.Transport = m.deps.Transport
 	}

@@ -77,7 +77,10 @@ func (e Exit) String() string {
 // SmokeResult is the outcome of the generation request sent once the
 // server is ready.
 type SmokeResult struct {
-	OK       bool
+	OK bool
+	// Auth: the server refused the API key (401/403), which says nothing
+	// about its answers.
+	Auth     bool
 	Reason   string
 	Answer   string
 	Endpoint string

@@ -21,11 +21,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"vigil/internal/endpoint"
 
 	"vigil/internal/redact"
 )
@@ -51,19 +51,7 @@ type Client struct {
 
 // ParseBaseURL checks a user's --url and returns it without a trailing
 // slash or /v1, so paths such as /v1/models can be appended.
-func ParseBaseURL(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("want a URL like http://127.0.0.1:30000, got %q", raw)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("URL %q: want no query or fragment", raw)
-	}
-	p := strings.TrimRight(u.Path, "/")
-	p = strings.TrimSuffix(p, "/v1")
-	u.Path, u.RawPath = p, ""
-	return strings.TrimRight(u.String(), "/"), nil
-}
+func ParseBaseURL(raw string) (string, error) { return endpoint.Parse(raw) }
 
 // NewTransport returns a transport for benchmarking: up to conns kept-alive
 // connections to one host, no compression (it would only add CPU to SSE),

@@ -51,7 +51,7 @@ func TestParseBaseURL(t *testing.T) {
 		{in: "http://127.0.0.1:30000/", want: "http://127.0.0.1:30000"},
 		{in: "http://host:8000/v1", want: "http://host:8000"},
 		{in: "https://gw.example/llm/v1/", want: "https://gw.example/llm"},
-		{in: "127.0.0.1:30000", wantErr: true},
+		{in: "127.0.0.1:30000", want: "http://127.0.0.1:30000"}, // one parser everywhere: HOST:PORT is accepted
 		{in: "ftp://host", wantErr: true},
 		{in: "http://", wantErr: true},
 		{in: "http://host/?x=1", wantErr: true},

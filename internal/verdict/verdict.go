@@ -47,11 +47,19 @@ const (
 	Exception   Cause = "exception"
 	BadOutput   Cause = "bad_output"
 	Health      Cause = "health"
+	// Regression: ready, but the serving benchmark of run --bench fell
+	// below its baseline by more than the tolerance.
+	Regression Cause = "regression"
 )
 
 // Causes lists every cause, in the contract's order.
 var Causes = []Cause{GPUOOM, HostOOM, NCCL, CUDA, Dependency, Config, ModelLoad,
 	PortInUse, KernelBuild, Crash, Exception, BadOutput, Health}
+
+// Extended lists the causes docs/contract.md adds to the contract's: they
+// come from vigil's own checks after ready, never from a server's log, so
+// scenarios do not use them.
+var Extended = []Cause{Regression}
 
 // Phase names how far a startup got.
 type Phase string

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"vigil/internal/procfind"
+	"vigil/internal/statedir"
+)
+
+// sniffLen is how much of a log is read to tell text from binary.
+const sniffLen = 8 << 10
+
+// isBinary reports whether head (a file's first bytes) is not a text log:
+// a NUL byte, which no server's text output holds, or a compressed file.
+func isBinary(head []byte) bool {
+	return bytes.IndexByte(head, 0) >= 0 || bytes.HasPrefix(head, []byte{0x1f, 0x8b})
+}
+
+// checkBinary reads the head of f and rewinds it; a binary file is an error.
+func checkBinary(f *os.File, name string) error {
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if isBinary(head[:n]) {
+		return fmt.Errorf("%s is a binary file, not a log", name)
+	}
+	return nil
+}
+
+// checkWatchLog tells at once what makes a --log path unusable: a
+// directory, socket or device, a FIFO nobody writes, a file vigil cannot
+// read, a binary file. A path that does not exist yet is fine (the server
+// may not have created it). It returns whether the file exists.
+func checkWatchLog(path string) (exists bool, err error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if fi.Mode()&fs.ModeNamedPipe != 0 {
+		// A FIFO can be judged as a stream, but only while someone writes
+		// it: opening one without a writer would block forever.
+		if pids, _ := procfind.WritersOf(path); len(pids) == 0 {
+			return true, fmt.Errorf("%s is a FIFO that no process writes", path)
+		}
+		return true, nil
+	}
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return true, fmt.Errorf("%s is a directory, not a log file", path)
+	case m&fs.ModeSocket != 0:
+		return true, fmt.Errorf("%s is a socket, not a log file", path)
+	case m&fs.ModeDevice != 0:
+		return true, fmt.Errorf("%s is a device, not a log file", path)
+	}
+	f, err := statedir.OpenRead(path)
+	if err != nil {
+		return true, unwrapPath(err)
+	}
+	defer f.Close()
+	return true, checkBinary(f, path)
+}

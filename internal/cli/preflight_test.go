@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"vigil/internal/procfind"
+)
+
+// vigil's ancestors (timeout, a wrapper script) and descendants (the
+// server it launched) are never "another server"; others are.
+func TestOwnKin(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "stat"), []byte("cpu 1 2 3\nbtime 1700000000\n"), 0o644)
+	// 1 init -> 10 sh -> 20 timeout -> 30 bash wrapper.sh -> 40 vigil -> 50 server -> 60 worker; 70 another server under init.
+	procs := map[int]int{1: 0, 10: 1, 20: 10, 30: 20, 40: 30, 50: 40, 60: 50, 70: 1}
+	for pid, ppid := range procs {
+		dir := filepath.Join(root, fmt.Sprint(pid))
+		os.MkdirAll(dir, 0o755)
+		line := fmt.Sprintf("%d (p%d) S %d %d %d 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 8 0 100 123456789 2000 18446744073709551615\n", pid, pid, ppid, pid, pid)
+		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kin := ownKin(procfind.FS{Root: root}, 40)
+	for _, tc := range []struct {
+		pid  int
+		want bool
+	}{{10, true}, {20, true}, {30, true}, {40, true}, {50, true}, {60, true}, {70, false}} {
+		if kin[tc.pid] != tc.want {
+			t.Errorf("pid %d: kin %v, want %v", tc.pid, kin[tc.pid], tc.want)
+		}
+	}
+}
