@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"vigil/internal/buildinfo"
 	"vigil/internal/classify"
 	"vigil/internal/observe"
 	v "vigil/internal/verdict"
@@ -76,7 +77,10 @@ func PhaseDurations(spans []observe.PhaseSpan, end time.Time) map[string]float64
 
 // JSON writes one JSON object per line to W; nothing else goes there.
 type JSON struct {
-	W     io.Writer
+	W io.Writer
+	// Build names the build in the start event; nil means the running
+	// binary's (buildinfo.Read), so a saved stream says which build judged it.
+	Build *buildinfo.Info
 	info  Info
 	enc   *json.Encoder
 	start time.Time
@@ -105,6 +109,12 @@ func (j *JSON) Begin(info Info) {
 	if len(info.Argv) > 0 {
 		d["argv"] = info.Argv
 	}
+	build := j.Build
+	if build == nil {
+		b := buildinfo.Read()
+		build = &b
+	}
+	d["vigil"] = build
 	j.write("start", info.Start, d)
 }
 

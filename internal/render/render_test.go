@@ -3,10 +3,12 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"vigil/internal/buildinfo"
 	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
@@ -61,5 +63,42 @@ func TestPlainPrintsOneLinePerStepAndNeverRedraws(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+func TestJSONStartEventNamesTheBuild(t *testing.T) {
+	tests := []struct {
+		name  string
+		build *buildinfo.Info
+		want  map[string]any
+	}{
+		{"given", &buildinfo.Info{Version: "v1.2.3", Commit: "abc", GoVersion: "go1.26", Platform: "linux/amd64"},
+			map[string]any{"version": "v1.2.3", "commit": "abc", "go": "go1.26", "platform": "linux/amd64"}},
+		{"running binary", nil, map[string]any{"go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			r := &JSON{W: &out, Build: tt.build}
+			r.Begin(Info{Mode: "watch", Start: time.Unix(1_800_000_000, 0)})
+			var start struct {
+				Event string         `json:"event"`
+				Vigil map[string]any `json:"vigil"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &start); err != nil {
+				t.Fatal(err)
+			}
+			if start.Event != "start" {
+				t.Fatalf("first event %q, want start", start.Event)
+			}
+			for k, want := range tt.want {
+				if start.Vigil[k] != want {
+					t.Errorf("vigil.%s = %v, want %v (%s)", k, start.Vigil[k], want, out.String())
+				}
+			}
+			if start.Vigil["version"] == "" || start.Vigil["version"] == nil {
+				t.Errorf("no version in %s", out.String())
+			}
+		})
 	}
 }
