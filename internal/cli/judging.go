@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"vigil/internal/classify"
+	"vigil/internal/colour"
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
 	"vigil/internal/render"
@@ -128,8 +129,9 @@ func defaultLogDir(getenv func(string) string) string {
 // pickRenderer: NDJSON on stdout with --json, a live view on a terminal,
 // plain lines otherwise. Human output always goes to stderr.
 func pickRenderer(env *Env, asJSON bool) render.Renderer {
+	pal := colour.New(colour.Enabled(env.Getenv, env.IO.IsStderrTTY))
 	if asJSON {
-		return &jsonAndSummary{JSON: render.JSON{W: env.IO.Out}, errOut: env.IO.ErrOut}
+		return &jsonAndSummary{JSON: render.JSON{W: env.IO.Out}, errOut: env.IO.ErrOut, pal: pal}
 	}
 	if env.IO.IsStderrTTY && env.Getenv("TERM") != "dumb" {
 		w := 100
@@ -138,22 +140,23 @@ func pickRenderer(env *Env, asJSON bool) render.Renderer {
 				w = cols
 			}
 		}
-		return &render.Live{W: env.IO.ErrOut, Width: w}
+		return &render.Live{W: env.IO.ErrOut, Width: w, Pal: pal}
 	}
-	return &render.Plain{W: env.IO.ErrOut}
+	return &render.Plain{W: env.IO.ErrOut, Pal: pal}
 }
 
 // jsonAndSummary writes events to stdout and the person's summary to stderr.
 type jsonAndSummary struct {
 	render.JSON
 	errOut interface{ Write([]byte) (int, error) }
+	pal    colour.Palette
 	info   render.Info
 }
 
 func (r *jsonAndSummary) Begin(info render.Info) { r.info = info; r.JSON.Begin(info) }
 func (r *jsonAndSummary) End(res *observe.Result, st render.Status) {
 	r.JSON.End(res, st)
-	render.Summary(r.errOut, res, r.info)
+	render.Summary(r.errOut, res, r.info, r.pal)
 }
 
 // hostDeps are the monitor's ways into this host.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"vigil/internal/colour"
 	"vigil/internal/observe"
 )
 
@@ -16,6 +17,7 @@ import (
 type Live struct {
 	W     io.Writer
 	Width int
+	Pal   colour.Palette
 	info  Info
 	drawn int // lines of the block currently on screen
 	last  time.Time
@@ -49,13 +51,13 @@ func (l *Live) above(st Status, format string, a ...any) {
 func (l *Live) Event(e observe.Event, st Status) {
 	switch d := e.Data.(type) {
 	case observe.PhaseChange:
-		l.above(st, "phase %v", d.Phase)
+		l.above(st, "phase %v", l.Pal.Phase(string(d.Phase)))
 	case observe.ServerSeen:
 		l.above(st, "server %v", d.Server)
 	case observe.Warning:
-		l.above(st, "warning: %v", d.Message)
+		l.above(st, "%s %v", l.Pal.Warn("warning:"), d.Message)
 	case observe.Failing:
-		l.above(st, "error: %v", d.Line)
+		l.above(st, "%s %v", l.Pal.Bad("error:"), d.Line)
 	case observe.ExitSeen:
 		l.above(st, "server process %v", d.Status)
 	case observe.Quiet:
@@ -121,7 +123,7 @@ func (l *Live) draw(st Status) {
 // End replaces the block with the summary.
 func (l *Live) End(r *observe.Result, _ Status) {
 	l.clear()
-	Summary(l.W, r, l.info)
+	Summary(l.W, r, l.info, l.Pal)
 }
 
 func truncate(s string, n int) string {

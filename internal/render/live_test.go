@@ -39,7 +39,7 @@ func TestLiveRedrawsInPlace(t *testing.T) {
 		}
 	}
 	l.End(&observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: "ok", At: st.Now}, st)
-	if !strings.Contains(out.String(), "READY in phase ready") {
+	if !strings.Contains(out.String(), "READY after 1.2s") {
 		t.Error("no summary at the end")
 	}
 }

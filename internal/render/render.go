@@ -15,6 +15,7 @@ import (
 
 	"vigil/internal/buildinfo"
 	"vigil/internal/classify"
+	"vigil/internal/colour"
 	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
@@ -186,7 +187,10 @@ func (j *JSON) End(r *observe.Result, st Status) {
 // Plain writes one line per phase change, progress step or health change:
 // nothing redraws, so it suits log files, CI and journald.
 type Plain struct {
-	W        io.Writer
+	W io.Writer
+	// Pal colours verdicts, causes, warnings and phase names; the zero
+	// palette prints plain text.
+	Pal      colour.Palette
 	info     Info
 	lastPct  int
 	lastDesc string
@@ -219,7 +223,7 @@ func (p *Plain) Event(e observe.Event, _ Status) {
 	case observe.ServerSeen:
 		p.printf(e.At, "server: %v", d.Server)
 	case observe.PhaseChange:
-		p.printf(e.At, "phase %v", d.Phase)
+		p.printf(e.At, "phase %v", p.Pal.Phase(string(d.Phase)))
 		p.lastPct = -1
 	case observe.Progress:
 		// One line per 10% step of each bar, and its end.
@@ -234,11 +238,11 @@ func (p *Plain) Event(e observe.Event, _ Status) {
 	case observe.HealthChange:
 		p.printf(e.At, "health: %s", healthText(d))
 	case observe.Warning:
-		p.printf(e.At, "warning: %v", d.Message)
+		p.printf(e.At, "%s %v", p.Pal.Warn("warning:"), d.Message)
 	case observe.Quiet:
 		p.printf(e.At, "quiet for %.0fs, still working: %v", d.QuietS, d.Activity)
 	case observe.Failing:
-		p.printf(e.At, "error: %v", d.Line)
+		p.printf(e.At, "%s %v", p.Pal.Bad("error:"), d.Line)
 	case observe.ExitSeen:
 		p.printf(e.At, "server process %v", d.Status)
 	case observe.Smoke:
@@ -261,7 +265,7 @@ func (p *Plain) Tick(Status) {}
 func (p *Plain) Note(at time.Time, format string, a ...any) { p.printf(at, format, a...) }
 
 // End prints the summary.
-func (p *Plain) End(r *observe.Result, _ Status) { Summary(p.W, r, p.info) }
+func (p *Plain) End(r *observe.Result, _ Status) { Summary(p.W, r, p.info, p.Pal) }
 
 func healthText(d observe.HealthChange) string {
 	code := d.Code
@@ -282,14 +286,70 @@ func healthText(d observe.HealthChange) string {
 	return fmt.Sprintf("HTTP %d", code)
 }
 
-// Summary writes the verdict for a person: verdict, cause, evidence, hint,
-// phase timings and where the log is.
-func Summary(w io.Writer, r *observe.Result, info Info) {
-	head := strings.ToUpper(string(r.Verdict))
-	if r.Cause != "" {
-		head += " (" + string(r.Cause) + ")"
+// VerdictLine is the verdict in one line: "READY after 32.5s (vllm, 8
+// phases)", or for any other verdict its cause, the phase it ended in and
+// the judge's summary.
+func VerdictLine(r *observe.Result, info Info, pal colour.Palette) string {
+	word := pal.Verdict(strings.ToUpper(string(r.Verdict)))
+	after := fmt.Sprintf("after %.1fs", r.At.Sub(info.Start).Seconds())
+	server := r.Server
+	if server == "" {
+		server = info.Server
 	}
-	fmt.Fprintf(w, "\n%s in phase %s after %.1fs: %s\n", head, r.Phase, r.At.Sub(info.Start).Seconds(), r.Summary)
+	if r.Verdict == v.Ready {
+		var detail []string
+		if server != "" {
+			detail = append(detail, server)
+		}
+		if n := phaseCount(r.Phases); n > 0 {
+			detail = append(detail, plural(n, "phase", "phases"))
+		}
+		line := word + " " + after
+		if len(detail) > 0 {
+			line += " (" + strings.Join(detail, ", ") + ")"
+		}
+		return line
+	}
+	head := word
+	if r.Cause != "" {
+		head += " " + pal.Bad(string(r.Cause))
+	}
+	line := fmt.Sprintf("%s in phase %s %s", head, pal.Phase(string(r.Phase)), after)
+	if server != "" {
+		line += " (" + server + ")"
+	}
+	if r.Summary != "" {
+		line += ": " + r.Summary
+	}
+	return line
+}
+
+// phaseCount is the number of phases a startup went through before ready.
+func phaseCount(spans []observe.PhaseSpan) int {
+	seen := map[v.Phase]bool{}
+	for _, s := range spans {
+		if s.Phase != v.PhaseReady {
+			seen[s.Phase] = true
+		}
+	}
+	return len(seen)
+}
+
+// plural says n things with the right noun: "1 phase", "8 phases".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Summary writes the verdict for a person: the verdict line, evidence,
+// hint, phase timings and where the log is.
+func Summary(w io.Writer, r *observe.Result, info Info, pal colour.Palette) {
+	fmt.Fprintf(w, "\n%s\n", VerdictLine(r, info, pal))
+	if r.Verdict == v.Ready && r.Summary != "" && !strings.Contains(r.Summary, " is ready after ") {
+		fmt.Fprintln(w, r.Summary)
+	}
 	if len(r.Evidence) > 0 {
 		fmt.Fprintln(w, "evidence:")
 		for _, e := range r.Evidence {
@@ -297,14 +357,14 @@ func Summary(w io.Writer, r *observe.Result, info Info) {
 		}
 	}
 	if r.Hint != "" {
-		fmt.Fprintln(w, "hint: "+r.Hint)
+		fmt.Fprintln(w, pal.Bold("hint:")+" "+r.Hint)
 	}
 	d := PhaseDurations(r.Phases, r.At)
 	if len(d) > 0 {
 		var parts []string
 		for _, s := range r.Phases {
 			if secs, ok := d[string(s.Phase)]; ok {
-				parts = append(parts, fmt.Sprintf("%s %.1fs", s.Phase, secs))
+				parts = append(parts, fmt.Sprintf("%s %.1fs", pal.Phase(string(s.Phase)), secs))
 				delete(d, string(s.Phase))
 			}
 		}
@@ -318,7 +378,7 @@ func Summary(w io.Writer, r *observe.Result, info Info) {
 		fmt.Fprintln(w, "config: "+strings.Join(parts, " "))
 	}
 	if info.LogFile != "" {
-		fmt.Fprintln(w, "log: "+info.LogFile)
+		fmt.Fprintln(w, pal.Dim("log: "+info.LogFile))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vigil/internal/buildinfo"
+	"vigil/internal/colour"
 	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
@@ -59,7 +60,7 @@ func TestPlainPrintsOneLinePerStepAndNeverRedraws(t *testing.T) {
 	if n := strings.Count(s, "  shards "); n != 11 {
 		t.Errorf("%d progress lines, want one per 10%% step (11)", n)
 	}
-	for _, want := range []string{"FAILED (gpu_oom) in phase kv_cache", "RuntimeError: Not enough memory.", "hint: lower it", "log: /tmp/s.log"} {
+	for _, want := range []string{"FAILED gpu_oom in phase kv_cache after 0.0s: no memory", "RuntimeError: Not enough memory.", "hint: lower it", "log: /tmp/s.log"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
@@ -98,6 +99,74 @@ func TestJSONStartEventNamesTheBuild(t *testing.T) {
 			}
 			if start.Vigil["version"] == "" || start.Vigil["version"] == nil {
 				t.Errorf("no version in %s", out.String())
+			}
+		})
+	}
+}
+
+func TestVerdictLine(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	spans := func(ps ...v.Phase) []observe.PhaseSpan {
+		var out []observe.PhaseSpan
+		for i, p := range ps {
+			out = append(out, observe.PhaseSpan{Phase: p, Start: t0.Add(time.Duration(i) * time.Second)})
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		r    observe.Result
+		want string
+	}{
+		{"ready", observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Server: "vllm", Summary: "vllm is ready after 32.5s",
+			At: t0.Add(32500 * time.Millisecond), Phases: spans(v.Launch, v.Weights, v.KVCache, v.PhaseReady)},
+			"READY after 32.5s (vllm, 3 phases)"},
+		{"ready in one phase", observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Server: "tgi", At: t0.Add(time.Second),
+			Phases: spans(v.Launch, v.PhaseReady)}, "READY after 1.0s (tgi, 1 phase)"},
+		{"ready, nothing known", observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, At: t0}, "READY after 0.0s"},
+		{"failed", observe.Result{Verdict: v.Failed, Cause: v.GPUOOM, Phase: v.KVCache, Server: "sglang", Summary: "no memory", At: t0.Add(2 * time.Second)},
+			"FAILED gpu_oom in phase kv_cache after 2.0s (sglang): no memory"},
+		{"stalled", observe.Result{Verdict: v.Stalled, Phase: v.Weights, Summary: "no progress for 5m", At: t0.Add(300 * time.Second)},
+			"STALLED in phase weights after 300.0s: no progress for 5m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := VerdictLine(&tt.r, Info{Start: t0}, colour.New(false)); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestColourOnlyWhenAsked(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	res := &observe.Result{Verdict: v.Failed, Cause: v.GPUOOM, Phase: v.KVCache, Summary: "no memory", At: t0}
+	tests := []struct {
+		name string
+		pal  colour.Palette
+		want []string // substrings that must appear
+		none bool     // no escape at all
+	}{
+		{"off", colour.New(false), []string{"phase weights", "warning: slow", "FAILED gpu_oom in phase kv_cache"}, true},
+		{"on", colour.New(true), []string{"phase \x1b[36mweights\x1b[0m", "\x1b[1;33mwarning:\x1b[0m slow",
+			"\x1b[1;31mFAILED\x1b[0m \x1b[1;31mgpu_oom\x1b[0m in phase \x1b[36mkv_cache\x1b[0m"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Plain{W: &out, Pal: tt.pal}
+			p.Begin(Info{Mode: "run", Start: t0})
+			p.Event(observe.Event{At: t0, Data: observe.PhaseChange{Phase: "weights"}}, Status{})
+			p.Event(observe.Event{At: t0, Data: observe.Warning{Message: "slow"}}, Status{})
+			p.End(res, Status{})
+			s := out.String()
+			for _, w := range tt.want {
+				if !strings.Contains(s, w) {
+					t.Errorf("output lacks %q:\n%q", w, s)
+				}
+			}
+			if tt.none && strings.Contains(s, "\x1b") {
+				t.Errorf("colour off, yet escapes: %q", s)
 			}
 		})
 	}
