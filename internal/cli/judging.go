@@ -38,6 +38,7 @@ type judgeFlags struct {
 	stallAfter window
 	smoke      bool
 	json       bool
+	quiet      bool
 	expect     []string
 	expectFile string
 	noHistory  bool
@@ -52,7 +53,8 @@ func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&f.timeout, "timeout", "the whole startup's budget, or auto: learned from past startups of this model and config, else 60m")
 	fs.Var(&f.stallAfter, "stall-after", "how long without any sign of progress (log, CPU, disk, download) counts as stalled, or auto: learned, else 5m")
 	fs.BoolVar(&f.smoke, "smoke", false, "once ready, send one real generation request and judge its answer")
-	fs.BoolVar(&f.json, "json", false, "print NDJSON events on stdout (human output goes to stderr)")
+	fs.BoolVar(&f.json, "json", false, "print NDJSON events on stdout (the summary for people goes to stderr)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line (on stdout; with --json, nothing for people)")
 	fs.StringArrayVar(&f.expect, "expect", nil, "KEY=VALUE the server's printed configuration must show (repeatable), e.g. quantization=fp8, tp=4")
 	fs.StringVar(&f.expectFile, "expect-file", "", "a file of KEY=VALUE expectations, one per line")
 	fs.BoolVar(&f.noHistory, "no-history", false, "neither read nor record the startup history")
@@ -127,11 +129,19 @@ func defaultLogDir(getenv func(string) string) string {
 }
 
 // pickRenderer: NDJSON on stdout with --json, a live view on a terminal,
-// plain lines otherwise. Human output always goes to stderr.
-func pickRenderer(env *Env, asJSON bool) render.Renderer {
+// plain lines otherwise. Progress and events for people go to stderr, the
+// verdict block to stdout (unless stdout carries the NDJSON), so
+// `vigil run ... > out.txt` keeps the verdict and a pipe sees only it.
+func pickRenderer(env *Env, f *judgeFlags) render.Renderer {
 	pal := colour.New(colour.Enabled(env.Getenv, env.IO.IsStderrTTY))
-	if asJSON {
+	outPal := colour.New(colour.Enabled(env.Getenv, env.IO.IsStdoutTTY))
+	switch {
+	case f.json && f.quiet:
+		return &render.JSON{W: env.IO.Out}
+	case f.json:
 		return &jsonAndSummary{JSON: render.JSON{W: env.IO.Out}, errOut: env.IO.ErrOut, pal: pal}
+	case f.quiet:
+		return &render.Quiet{Out: env.IO.Out, Pal: outPal}
 	}
 	if env.IO.IsStderrTTY && env.Getenv("TERM") != "dumb" {
 		w := 100
@@ -140,9 +150,9 @@ func pickRenderer(env *Env, asJSON bool) render.Renderer {
 				w = cols
 			}
 		}
-		return &render.Live{W: env.IO.ErrOut, Width: w, Pal: pal}
+		return &render.Live{W: env.IO.ErrOut, Width: w, Pal: pal, Out: env.IO.Out, OutPal: outPal}
 	}
-	return &render.Plain{W: env.IO.ErrOut, Pal: pal}
+	return &render.Plain{W: env.IO.ErrOut, Pal: pal, Out: env.IO.Out, OutPal: outPal}
 }
 
 // jsonAndSummary writes events to stdout and the person's summary to stderr.

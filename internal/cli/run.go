@@ -56,6 +56,10 @@ out, vigil collects the evidence and then stops the whole process group
 (SIGTERM, --grace, SIGKILL) unless --keep is given. Ctrl-C before the
 verdict stops the startup the same way; a second Ctrl-C kills at once.
 
+Progress and events go to stderr; the verdict goes to stdout (with
+--json, stdout carries NDJSON events only; --quiet prints the verdict line
+alone).
+
 Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
 130 interrupted.`,
 		Args: cobra.ArbitraryArgs,
@@ -136,7 +140,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	defer logFile.Close()
 
 	if opts.preflight == "strict" && len(findings) > 0 {
-		r := pickRenderer(env, opts.json)
+		r := pickRenderer(env, &opts.judgeFlags)
 		info := render.Info{Mode: "run", LogFile: logPath, URL: base, Argv: argv, Start: start}
 		r.Begin(info)
 		r.End(preflightRefusal(findings, start), render.Status{Now: start})
@@ -202,7 +206,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if !opts.keep {
 		spec.Stop = func() { proc.Stop(opts.grace, killNow) }
 	}
-	r := pickRenderer(env, opts.json)
+	r := pickRenderer(env, &opts.judgeFlags)
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {

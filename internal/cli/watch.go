@@ -41,6 +41,10 @@ Only this run counts: lines of earlier runs already in the log are skipped
 start banners and the file's modification time), and vigil says what it
 skipped. watch never signals the server, whatever the verdict.
 
+Progress and events go to stderr; the verdict goes to stdout (with
+--json, stdout carries NDJSON events only; --quiet prints the verdict line
+alone).
+
 Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -147,7 +151,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		spec.Log, spec.Offset, spec.WaitForFile = opts.log, offset, true
 	}
 	spec.Notes = notes
-	r := pickRenderer(env, opts.json)
+	r := pickRenderer(env, &opts.judgeFlags)
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {

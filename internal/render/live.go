@@ -18,10 +18,13 @@ type Live struct {
 	W     io.Writer
 	Width int
 	Pal   colour.Palette
-	info  Info
-	drawn int // lines of the block currently on screen
-	last  time.Time
-	spin  int
+	// Out takes the verdict block, coloured with OutPal; nil means W.
+	Out    io.Writer
+	OutPal colour.Palette
+	info   Info
+	drawn  int // lines of the block currently on screen
+	last   time.Time
+	spin   int
 }
 
 // Begin prints the header.
@@ -123,7 +126,11 @@ func (l *Live) draw(st Status) {
 // End replaces the block with the summary.
 func (l *Live) End(r *observe.Result, _ Status) {
 	l.clear()
-	Summary(l.W, r, l.info, l.Pal)
+	w, pal := l.W, l.Pal
+	if l.Out != nil {
+		w, pal = l.Out, l.OutPal
+	}
+	Summary(w, r, l.info, pal)
 }
 
 func truncate(s string, n int) string {

@@ -190,7 +190,11 @@ type Plain struct {
 	W io.Writer
 	// Pal colours verdicts, causes, warnings and phase names; the zero
 	// palette prints plain text.
-	Pal      colour.Palette
+	Pal colour.Palette
+	// Out takes the verdict block (stdout, so `vigil run ... > out.txt`
+	// keeps it) coloured with OutPal; nil means W and Pal.
+	Out      io.Writer
+	OutPal   colour.Palette
 	info     Info
 	lastPct  int
 	lastDesc string
@@ -265,7 +269,37 @@ func (p *Plain) Tick(Status) {}
 func (p *Plain) Note(at time.Time, format string, a ...any) { p.printf(at, format, a...) }
 
 // End prints the summary.
-func (p *Plain) End(r *observe.Result, _ Status) { Summary(p.W, r, p.info, p.Pal) }
+func (p *Plain) End(r *observe.Result, _ Status) {
+	w, pal := p.W, p.Pal
+	if p.Out != nil {
+		w, pal = p.Out, p.OutPal
+	}
+	Summary(w, r, p.info, pal)
+}
+
+// Quiet prints the verdict line and nothing else, for --quiet.
+type Quiet struct {
+	Out  io.Writer
+	Pal  colour.Palette
+	info Info
+}
+
+// Begin only remembers when the session began.
+func (q *Quiet) Begin(info Info) { q.info = info }
+
+// Event prints nothing.
+func (q *Quiet) Event(observe.Event, Status) {}
+
+// Tick prints nothing.
+func (q *Quiet) Tick(Status) {}
+
+// Note prints nothing.
+func (q *Quiet) Note(time.Time, string, ...any) {}
+
+// End prints the verdict line.
+func (q *Quiet) End(r *observe.Result, _ Status) {
+	fmt.Fprintln(q.Out, VerdictLine(r, q.info, q.Pal))
+}
 
 func healthText(d observe.HealthChange) string {
 	code := d.Code
