@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vigil/internal/classify"
+	"vigil/internal/follow"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
 	"vigil/internal/monitor"
@@ -41,6 +42,11 @@ Only this run counts: lines of earlier runs already in the log are skipped
 start banners and the file's modification time), and vigil says what it
 skipped. watch never signals the server, whatever the verdict.
 
+A log that only exists as a stream is judged as it arrives: --log - reads
+standard input (kubectl logs -f POD | vigil watch --log -), and a FIFO or
+/dev/stdin is read the same way; the earlier output the stream starts
+with is cut into runs like a file's. Give --pid to also sample the server.
+
 Progress and events go to stderr; the verdict goes to stdout (with
 --json, stdout carries NDJSON events only; --quiet prints the verdict line
 alone).
@@ -52,7 +58,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		},
 	}
 	opts.register(cmd.Flags())
-	cmd.Flags().StringVar(&opts.log, "log", "", "the server's log file (it may not exist yet)")
+	cmd.Flags().StringVar(&opts.log, "log", "", "the server's log file (it may not exist yet), or a stream: - for standard input, a FIFO, /dev/stdin")
 	cmd.Flags().IntVar(&opts.pid, "pid", 0, "the server's process id (default: the process writing --log, or the unit's main process)")
 	cmd.Flags().StringVar(&opts.unit, "unit", "", "a systemd unit whose current activation to judge")
 	cmd.Flags().BoolVar(&opts.user, "user", false, "with --unit: the user's service manager")
@@ -82,7 +88,15 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 	}
 	var notes []string
-	if opts.pid == 0 && opts.log != "" {
+	var stream *streamLog
+	if opts.log != "" && follow.IsStream(opts.log) {
+		var err error
+		if stream, err = openStreamLog(ctx, env, opts.log); err != nil {
+			return Usagef("--log %s: %v", opts.log, err)
+		}
+		defer stream.close()
+	}
+	if opts.pid == 0 && opts.log != "" && stream == nil {
 		if pids, err := procfind.WritersOf(opts.log); err == nil && len(pids) > 0 {
 			pids = procfind.FS{}.Roots(pids)
 			opts.pid = pids[0]
@@ -105,10 +119,16 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	} else {
 		base, _ = parseBaseURL(base)
 	}
-	if opts.pid == 0 {
+	switch {
+	case opts.pid == 0 && stream != nil:
+		notes = append(notes, "judging from the stream and the health endpoint alone (--pid PID also samples the server)")
+	case opts.pid == 0:
 		notes = append(notes, "no server process found: judging from the log and the health endpoint alone")
 	}
 	source := opts.log
+	if stream != nil {
+		source = streamName(opts.log)
+	}
 	if opts.unit != "" {
 		source = "journal of " + opts.unit
 	}
@@ -144,11 +164,17 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		if opts.pid > 0 {
 			procStart, _ = procfind.StartTime(opts.pid)
 		}
-		offset, note := monitor.FindRunStart(opts.log, kind, procStart)
+		log, wait := opts.log, true
+		if stream != nil {
+			// The run-start rules see what the stream held at first.
+			stream.backlog(ctx)
+			log, wait = stream.path, false
+		}
+		offset, note := monitor.FindRunStart(log, kind, procStart)
 		if note != "" {
 			notes = append(notes, note)
 		}
-		spec.Log, spec.Offset, spec.WaitForFile = opts.log, offset, true
+		spec.Log, spec.Offset, spec.WaitForFile = log, offset, wait
 	}
 	spec.Notes = notes
 	r := pickRenderer(env, &opts.judgeFlags)
