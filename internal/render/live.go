@@ -8,6 +8,7 @@ import (
 
 	"vigil/internal/colour"
 	"vigil/internal/observe"
+	"vigil/internal/termsafe"
 )
 
 // Live redraws a small status block on a terminal: phase, progress bar with
@@ -33,7 +34,7 @@ func (l *Live) Begin(info Info) {
 	if l.Width <= 20 {
 		l.Width = 100
 	}
-	fmt.Fprintf(l.W, "vigil: log %s, health %s\n", info.LogFile, info.URL)
+	fmt.Fprintf(l.W, "vigil: log %s, health %s\n", termsafe.String(info.LogFile), termsafe.String(info.URL))
 }
 
 func (l *Live) clear() {
@@ -46,7 +47,7 @@ func (l *Live) clear() {
 
 func (l *Live) above(st Status, format string, a ...any) {
 	l.clear()
-	fmt.Fprintf(l.W, "%6.1fs  %s\n", st.Now.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(l.W, "%6.1fs  %s\n", st.Now.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, safe(a)...))
 	l.draw(st)
 }
 
@@ -54,13 +55,13 @@ func (l *Live) above(st Status, format string, a ...any) {
 func (l *Live) Event(e observe.Event, st Status) {
 	switch d := e.Data.(type) {
 	case observe.PhaseChange:
-		l.above(st, "phase %v", l.Pal.Phase(string(d.Phase)))
+		l.above(st, "phase %v", styled(l.Pal.Phase(string(d.Phase))))
 	case observe.ServerSeen:
 		l.above(st, "server %v", d.Server)
 	case observe.Warning:
-		l.above(st, "%s %v", l.Pal.Warn("warning:"), d.Message)
+		l.above(st, "%s %v", styled(l.Pal.Warn("warning:")), d.Message)
 	case observe.Failing:
-		l.above(st, "%s %v", l.Pal.Bad("error:"), d.Line)
+		l.above(st, "%s %v", styled(l.Pal.Bad("error:")), d.Line)
 	case observe.ExitSeen:
 		l.above(st, "server process %v", d.Status)
 	case observe.Quiet:
@@ -84,7 +85,7 @@ func (l *Live) Tick(st Status) {
 // Note prints a lasting line.
 func (l *Live) Note(at time.Time, format string, a ...any) {
 	l.clear()
-	fmt.Fprintf(l.W, "%6.1fs  %s\n", at.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(l.W, "%6.1fs  %s\n", at.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, safe(a)...))
 }
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -118,7 +119,7 @@ func (l *Live) draw(st Status) {
 		lines = append(lines, "  "+st.LastLine)
 	}
 	for _, s := range lines {
-		fmt.Fprintln(l.W, truncate(s, l.Width-1))
+		fmt.Fprintln(l.W, truncate(termsafe.String(s), l.Width-1))
 	}
 	l.drawn = len(lines)
 }

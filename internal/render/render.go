@@ -17,6 +17,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/colour"
 	"vigil/internal/observe"
+	"vigil/internal/termsafe"
 	v "vigil/internal/verdict"
 )
 
@@ -201,7 +202,7 @@ type Plain struct {
 }
 
 func (p *Plain) printf(at time.Time, format string, a ...any) {
-	fmt.Fprintf(p.W, "[%6.1fs] %s\n", at.Sub(p.info.Start).Seconds(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(p.W, "[%6.1fs] %s\n", at.Sub(p.info.Start).Seconds(), fmt.Sprintf(format, safe(a)...))
 }
 
 // Begin prints what is being watched and where its log is.
@@ -218,7 +219,7 @@ func (p *Plain) Begin(info Info) {
 	if info.PID > 0 {
 		what += fmt.Sprintf(" pid %d", info.PID)
 	}
-	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, info.LogFile, info.URL)
+	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), termsafe.String(info.URL))
 }
 
 // Event prints the events a person wants to read.
@@ -227,7 +228,7 @@ func (p *Plain) Event(e observe.Event, _ Status) {
 	case observe.ServerSeen:
 		p.printf(e.At, "server: %v", d.Server)
 	case observe.PhaseChange:
-		p.printf(e.At, "phase %v", p.Pal.Phase(string(d.Phase)))
+		p.printf(e.At, "phase %v", styled(p.Pal.Phase(string(d.Phase))))
 		p.lastPct = -1
 	case observe.Progress:
 		// One line per 10% step of each bar, and its end.
@@ -242,11 +243,11 @@ func (p *Plain) Event(e observe.Event, _ Status) {
 	case observe.HealthChange:
 		p.printf(e.At, "health: %s", healthText(d))
 	case observe.Warning:
-		p.printf(e.At, "%s %v", p.Pal.Warn("warning:"), d.Message)
+		p.printf(e.At, "%s %v", styled(p.Pal.Warn("warning:")), d.Message)
 	case observe.Quiet:
 		p.printf(e.At, "quiet for %.0fs, still working: %v", d.QuietS, d.Activity)
 	case observe.Failing:
-		p.printf(e.At, "%s %v", p.Pal.Bad("error:"), d.Line)
+		p.printf(e.At, "%s %v", styled(p.Pal.Bad("error:")), d.Line)
 	case observe.ExitSeen:
 		p.printf(e.At, "server process %v", d.Status)
 	case observe.Smoke:
@@ -275,6 +276,27 @@ func (p *Plain) End(r *observe.Result, _ Status) {
 		w, pal = p.Out, p.OutPal
 	}
 	Summary(w, r, p.info, pal)
+}
+
+// styled is text vigil coloured itself: safe passes it through untouched.
+type styled string
+
+// safe makes the arguments of a line for people safe for a terminal: text
+// from the server or its log loses control characters and escapes
+// (termsafe.String); vigil's own colour is kept.
+func safe(a []any) []any {
+	out := make([]any, len(a))
+	for i, x := range a {
+		switch s := x.(type) {
+		case string:
+			out[i] = termsafe.String(s)
+		case styled:
+			out[i] = string(s)
+		default:
+			out[i] = x
+		}
+	}
+	return out
 }
 
 // Quiet prints the verdict line and nothing else, for --quiet.
@@ -330,6 +352,7 @@ func VerdictLine(r *observe.Result, info Info, pal colour.Palette) string {
 	if server == "" {
 		server = info.Server
 	}
+	server = termsafe.String(server)
 	if r.Verdict == v.Ready {
 		var detail []string
 		if server != "" {
@@ -353,7 +376,7 @@ func VerdictLine(r *observe.Result, info Info, pal colour.Palette) string {
 		line += " (" + server + ")"
 	}
 	if r.Summary != "" {
-		line += ": " + r.Summary
+		line += ": " + termsafe.String(r.Summary)
 	}
 	return line
 }
@@ -382,16 +405,16 @@ func plural(n int, one, many string) string {
 func Summary(w io.Writer, r *observe.Result, info Info, pal colour.Palette) {
 	fmt.Fprintf(w, "\n%s\n", VerdictLine(r, info, pal))
 	if r.Verdict == v.Ready && r.Summary != "" && !strings.Contains(r.Summary, " is ready after ") {
-		fmt.Fprintln(w, r.Summary)
+		fmt.Fprintln(w, termsafe.String(r.Summary))
 	}
 	if len(r.Evidence) > 0 {
 		fmt.Fprintln(w, "evidence:")
 		for _, e := range r.Evidence {
-			fmt.Fprintln(w, "  "+e)
+			fmt.Fprintln(w, "  "+termsafe.String(e))
 		}
 	}
 	if r.Hint != "" {
-		fmt.Fprintln(w, pal.Bold("hint:")+" "+r.Hint)
+		fmt.Fprintln(w, pal.Bold("hint:")+" "+termsafe.String(r.Hint))
 	}
 	d := PhaseDurations(r.Phases, r.At)
 	if len(d) > 0 {
@@ -409,10 +432,10 @@ func Summary(w io.Writer, r *observe.Result, info Info, pal colour.Palette) {
 		for _, kv := range r.Important {
 			parts = append(parts, kv.Key+"="+kv.Value)
 		}
-		fmt.Fprintln(w, "config: "+strings.Join(parts, " "))
+		fmt.Fprintln(w, "config: "+termsafe.String(strings.Join(parts, " ")))
 	}
 	if info.LogFile != "" {
-		fmt.Fprintln(w, pal.Dim("log: "+info.LogFile))
+		fmt.Fprintln(w, pal.Dim("log: "+termsafe.String(info.LogFile)))
 	}
 }
 

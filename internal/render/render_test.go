@@ -171,3 +171,42 @@ func TestColourOnlyWhenAsked(t *testing.T) {
 		})
 	}
 }
+
+// Text from the server reaches a terminal without control characters or
+// escapes, in every human renderer; vigil's own colour stays.
+func TestHumanOutputIsTerminalSafe(t *testing.T) {
+	const evil = "boom\x00\x1b]0;owned\x07\x1b[2J\rgone"
+	t0 := time.Unix(1_800_000_000, 0)
+	res := &observe.Result{Verdict: v.Failed, Cause: v.Crash, Phase: v.Weights, Summary: evil, Hint: evil,
+		Evidence: []string{evil}, At: t0}
+	tests := []struct {
+		name string
+		r    func(w *bytes.Buffer) Renderer
+	}{
+		{"plain", func(w *bytes.Buffer) Renderer { return &Plain{W: w, Pal: colour.New(true)} }},
+		{"live", func(w *bytes.Buffer) Renderer { return &Live{W: w, Width: 200, Pal: colour.New(true)} }},
+		{"quiet", func(w *bytes.Buffer) Renderer { return &Quiet{Out: w} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			r := tt.r(&out)
+			r.Begin(Info{Mode: "watch", LogFile: "s\x1b[31m.log", Start: t0})
+			st := Status{Now: t0.Add(time.Second), LastLine: evil, Activity: evil}
+			r.Event(observe.Event{At: st.Now, Data: observe.Warning{Message: evil}}, st)
+			r.Event(observe.Event{At: st.Now, Data: observe.Failing{Line: evil}}, st)
+			r.Tick(st)
+			r.Note(st.Now, "%s", evil)
+			r.End(res, st)
+			s := out.String()
+			for _, bad := range []string{"\x00", "\x1b]", "\x1b[2J", "\r", "\x07", "\x1b[31m.log"} {
+				if strings.Contains(s, bad) {
+					t.Errorf("output carries %q:\n%q", bad, s)
+				}
+			}
+			if !strings.Contains(s, "boom0;ownedgone") && !strings.Contains(s, "boomgone") {
+				t.Errorf("the text itself is lost:\n%q", s)
+			}
+		})
+	}
+}
