@@ -24,6 +24,7 @@ type startupHistory struct {
 	key      history.Key
 	learned  *learn.Expectation
 	warnings []string
+	windows  learn.Windows // as judgeConfig decided them
 }
 
 // openStartupHistory opens the store and looks up what past startups of this
@@ -75,6 +76,7 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) *startupHis
 // and the history.
 func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Config {
 	w := learn.Decide(h.learned, f.timeout.given(), f.stallAfter.given(), defaultTimeout, defaultStallAfter)
+	h.windows = w
 	cfg.Timeout, cfg.StallAfter, cfg.AutoWindows = w.Timeout, w.StallAfter, w.Auto
 	cfg.FallbackTimeout, cfg.FallbackStall = w.FallbackTimeout, w.FallbackStall
 	cfg.Expect = f.expects

@@ -203,3 +203,14 @@ func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *star
 	st.Extras = extras
 	r.End(out.Result, st)
 }
+
+// budget is the --timeout and --stall-after judgeConfig put in force and
+// where each came from, for the start of the output.
+func (h *startupHistory) budget() *render.Budget {
+	w := h.windows
+	b := &render.Budget{Timeout: w.Timeout, TimeoutFrom: string(w.TimeoutFrom), StallAfter: w.StallAfter, StallFrom: string(w.StallFrom)}
+	if h.learned != nil {
+		b.Samples = h.learned.Samples
+	}
+	return b
+}

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"vigil/internal/judge"
 	"vigil/internal/observe"
 	"vigil/internal/render"
 	v "vigil/internal/verdict"
@@ -71,6 +74,38 @@ func TestRendererStreams(t *testing.T) {
 			}
 			check("stdout", out.String(), tt.wantOut, tt.notOut)
 			check("stderr", errOut.String(), tt.wantErr, tt.notErr)
+		})
+	}
+}
+
+// The budget said at the start is the one the judge gets, with its origin.
+func TestBudgetFromTheFlags(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		wantText  string
+		wantJudge [2]time.Duration
+	}{
+		{"defaults", nil, "--timeout 1h0m0s (default), --stall-after 5m0s (default)", [2]time.Duration{defaultTimeout, defaultStallAfter}},
+		{"given", []string{"--timeout", "40s", "--stall-after", "4s"}, "--timeout 40s (flag), --stall-after 4s (flag)", [2]time.Duration{40 * time.Second, 4 * time.Second}},
+		{"one given", []string{"--stall-after", "4s"}, "--timeout 1h0m0s (default), --stall-after 4s (flag)", [2]time.Duration{defaultTimeout, 4 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f judgeFlags
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+			f.register(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			h := &startupHistory{}
+			cfg := h.judgeConfig(&f, judge.Config{})
+			if got := h.budget().Text(); got != tt.wantText {
+				t.Errorf("budget %q, want %q", got, tt.wantText)
+			}
+			if cfg.Timeout != tt.wantJudge[0] || cfg.StallAfter != tt.wantJudge[1] {
+				t.Errorf("judge got %v/%v, want %v", cfg.Timeout, cfg.StallAfter, tt.wantJudge)
+			}
 		})
 	}
 }

@@ -157,6 +157,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	model := classify.ModelFromArgv(argv)
 	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	info.Budget = hist.budget()
 	notes := hist.notes(cfg, &opts.judgeFlags)
 	for _, f := range findings {
 		notes = append(notes, "preflight: "+f.text)

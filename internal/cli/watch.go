@@ -136,6 +136,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	model := classify.ModelFromArgv(argv)
 	hist := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	info.Budget = hist.budget()
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
 	sigs := make(chan os.Signal, 1)

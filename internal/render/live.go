@@ -35,6 +35,9 @@ func (l *Live) Begin(info Info) {
 		l.Width = 100
 	}
 	fmt.Fprintf(l.W, "vigil: log %s, health %s\n", termsafe.String(info.LogFile), termsafe.String(info.URL))
+	if info.Budget != nil {
+		fmt.Fprintf(l.W, "vigil: budget %s\n", info.Budget.Text())
+	}
 }
 
 func (l *Live) clear() {

@@ -30,7 +30,43 @@ type Info struct {
 	URL     string
 	Argv    []string
 	Start   time.Time
+	// Budget is the --timeout and --stall-after in force (nil: not known).
+	Budget *Budget
 }
+
+// Budget is a startup's time budgets and where each came from: "flag",
+// "learned" (from Samples earlier starts) or "default".
+type Budget struct {
+	Timeout     time.Duration
+	TimeoutFrom string
+	StallAfter  time.Duration
+	StallFrom   string
+	Samples     int
+}
+
+// Text says the budget for people: "--timeout 40s (flag), --stall-after
+// 2m40s (learned from 3 starts)".
+func (b *Budget) Text() string {
+	from := func(o string) string {
+		if o == "learned" {
+			return "learned from " + plural(b.Samples, "start", "starts")
+		}
+		return o
+	}
+	return fmt.Sprintf("--timeout %s (%s), --stall-after %s (%s)", fmtDur(b.Timeout), from(b.TimeoutFrom), fmtDur(b.StallAfter), from(b.StallFrom))
+}
+
+func (b *Budget) json() map[string]any {
+	d := map[string]any{"timeout_s": b.Timeout.Seconds(), "timeout_from": b.TimeoutFrom,
+		"stall_after_s": b.StallAfter.Seconds(), "stall_after_from": b.StallFrom}
+	if b.TimeoutFrom == "learned" || b.StallFrom == "learned" {
+		d["samples"] = b.Samples
+	}
+	return d
+}
+
+// fmtDur prints a budget as it would be given: 40s, 5m0s, 1h0m0s.
+func fmtDur(d time.Duration) string { return d.Round(time.Second).String() }
 
 // Status is a snapshot of the startup for live views.
 type Status struct {
@@ -117,6 +153,9 @@ func (j *JSON) Begin(info Info) {
 		build = &b
 	}
 	d["vigil"] = build
+	if info.Budget != nil {
+		d["budget"] = info.Budget.json()
+	}
 	j.write("start", info.Start, d)
 }
 
@@ -220,6 +259,9 @@ func (p *Plain) Begin(info Info) {
 		what += fmt.Sprintf(" pid %d", info.PID)
 	}
 	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), termsafe.String(info.URL))
+	if info.Budget != nil {
+		fmt.Fprintf(p.W, "vigil: budget %s\n", info.Budget.Text())
+	}
 }
 
 // Event prints the events a person wants to read.

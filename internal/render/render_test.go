@@ -210,3 +210,33 @@ func TestHumanOutputIsTerminalSafe(t *testing.T) {
 		})
 	}
 }
+
+func TestBudgetIsSaidAtTheStart(t *testing.T) {
+	b := &Budget{Timeout: 40 * time.Second, TimeoutFrom: "flag", StallAfter: 160 * time.Second, StallFrom: "learned", Samples: 3}
+	if got, want := b.Text(), "--timeout 40s (flag), --stall-after 2m40s (learned from 3 starts)"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	one := &Budget{Timeout: time.Hour, TimeoutFrom: "default", StallAfter: time.Minute, StallFrom: "learned", Samples: 1}
+	if got, want := one.Text(), "--timeout 1h0m0s (default), --stall-after 1m0s (learned from 1 start)"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	var js, plain bytes.Buffer
+	(&JSON{W: &js}).Begin(Info{Mode: "run", Start: t0, Budget: b})
+	var start struct {
+		Budget map[string]any `json:"budget"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &start); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"timeout_s": 40.0, "timeout_from": "flag", "stall_after_s": 160.0, "stall_after_from": "learned", "samples": 3.0}
+	for k, w := range want {
+		if start.Budget[k] != w {
+			t.Errorf("budget.%s = %v, want %v (%s)", k, start.Budget[k], w, js.String())
+		}
+	}
+	(&Plain{W: &plain}).Begin(Info{Mode: "run", Start: t0, Budget: b})
+	if !strings.Contains(plain.String(), "budget --timeout 40s (flag), --stall-after 2m40s (learned from 3 starts)") {
+		t.Errorf("plain header lacks the budget:\n%s", plain.String())
+	}
+}
