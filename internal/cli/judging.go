@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -144,15 +146,35 @@ func pickRenderer(env *Env, f *judgeFlags) render.Renderer {
 		return &render.Quiet{Out: env.IO.Out, Pal: outPal}
 	}
 	if env.IO.IsStderrTTY && env.Getenv("TERM") != "dumb" {
-		w := 100
+		live := &render.Live{W: env.IO.ErrOut, Width: 100, Pal: pal, Out: env.IO.Out, OutPal: outPal}
 		if f, ok := env.IO.ErrOut.(*os.File); ok {
-			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
-				w = cols
-			}
+			live.Size = terminalWidth(f)
 		}
-		return &render.Live{W: env.IO.ErrOut, Width: w, Pal: pal, Out: env.IO.Out, OutPal: outPal}
+		return live
 	}
 	return &render.Plain{W: env.IO.ErrOut, Pal: pal, Out: env.IO.Out, OutPal: outPal}
+}
+
+// terminalWidth reads the terminal's width at once and again after each
+// SIGWINCH; the live view asks before every redraw.
+func terminalWidth(f *os.File) func() int {
+	read := func() int {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return cols
+		}
+		return 0
+	}
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	cols := read()
+	return func() int {
+		select {
+		case <-winch:
+			cols = read()
+		default:
+		}
+		return cols
+	}
 }
 
 // jsonAndSummary writes events to stdout and the person's summary to stderr.

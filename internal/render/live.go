@@ -18,34 +18,65 @@ import (
 type Live struct {
 	W     io.Writer
 	Width int
-	Pal   colour.Palette
+	// Size, when set, is asked for the terminal's width before each
+	// redraw (the caller re-reads it after SIGWINCH); 0 keeps the last.
+	Size func() int
+	Pal  colour.Palette
 	// Out takes the verdict block, coloured with OutPal; nil means W.
-	Out    io.Writer
-	OutPal colour.Palette
-	info   Info
-	drawn  int // lines of the block currently on screen
-	last   time.Time
-	spin   int
+	Out     io.Writer
+	OutPal  colour.Palette
+	info    Info
+	drawn   []int // the width of each line of the block on screen
+	last    time.Time
+	spin    int
+	phaseAt time.Time // when the current phase began
 }
 
 // Begin prints the header.
 func (l *Live) Begin(info Info) {
-	l.info = info
+	l.info, l.phaseAt = info, info.Start
+	l.resize()
 	if l.Width <= 20 {
 		l.Width = 100
 	}
-	fmt.Fprintf(l.W, "vigil: log %s, health %s\n", termsafe.String(info.LogFile), termsafe.String(info.URL))
+	what := "watching"
+	if info.Mode == "run" {
+		what = "launched"
+	}
+	if info.PID > 0 {
+		what += fmt.Sprintf(" pid %d", info.PID)
+	} else {
+		what += " (no server pid)"
+	}
+	fmt.Fprintf(l.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), termsafe.String(info.URL))
 	if info.Budget != nil {
 		fmt.Fprintf(l.W, "vigil: budget %s\n", info.Budget.Text())
 	}
 }
 
-func (l *Live) clear() {
-	if l.drawn > 0 {
-		// Up to the first line of the block, then clear to the end.
-		fmt.Fprintf(l.W, "\x1b[%dF\x1b[J", l.drawn)
-		l.drawn = 0
+// resize takes the terminal's current width.
+func (l *Live) resize() {
+	if l.Size == nil {
+		return
 	}
+	if w := l.Size(); w > 20 {
+		l.Width = w
+	}
+}
+
+// clear moves up over the block and clears to the end of the screen. A
+// terminal made narrower since the block was drawn has wrapped its lines
+// into more rows: each counts as many rows as it now takes.
+func (l *Live) clear() {
+	l.resize()
+	rows := 0
+	for _, n := range l.drawn {
+		rows += max(1, (n+l.Width-1)/l.Width)
+	}
+	if rows > 0 {
+		fmt.Fprintf(l.W, "\x1b[%dF\x1b[J", rows)
+	}
+	l.drawn = l.drawn[:0]
 }
 
 func (l *Live) above(st Status, format string, a ...any) {
@@ -58,6 +89,7 @@ func (l *Live) above(st Status, format string, a ...any) {
 func (l *Live) Event(e observe.Event, st Status) {
 	switch d := e.Data.(type) {
 	case observe.PhaseChange:
+		l.phaseAt = e.At
 		l.above(st, "phase %v", styled(l.Pal.Phase(string(d.Phase))))
 	case observe.ServerSeen:
 		l.above(st, "server %v", d.Server)
@@ -100,18 +132,28 @@ func (l *Live) draw(st Status) {
 	if server == "" {
 		server = "server"
 	}
-	lines := []string{fmt.Sprintf("%s %s  %s  %s  health %s", spinner[l.spin], server, st.Phase,
-		fmtElapsed(st.Now.Sub(l.info.Start)), healthText(observe.HealthChange{State: st.Health.State, Code: st.Health.Code}))}
+	head := fmt.Sprintf("%s %s  %s %s  total %s", spinner[l.spin], server, st.Phase,
+		fmtElapsed(st.Now.Sub(l.phaseAt)), fmtElapsed(st.Now.Sub(l.info.Start)))
+	if b := l.info.Budget; b != nil && b.Timeout > 0 {
+		head += "  " + fmtElapsed(max(0, b.Timeout-st.Now.Sub(l.info.Start))) + " left"
+	}
+	head += "  health " + healthText(observe.HealthChange{State: st.Health.State, Code: st.Health.Code})
+	if l.info.PID > 0 {
+		head += fmt.Sprintf("  pid %d", l.info.PID)
+	}
+	lines := []string{head}
 	if p := st.Progress; p != nil {
 		const width = 20
-		fill := p.Done * width / max(p.Total, 1)
+		fill := min(max(p.Done*width/max(p.Total, 1), 0), width)
 		bar := strings.Repeat("█", fill) + strings.Repeat("░", width-fill)
 		s := fmt.Sprintf("  %s %s %d/%d %d%%", p.Desc, bar, p.Done, p.Total, p.Percent)
-		if p.Rate > 0 {
+		// A rate and an ETA only once one is known: "0% eta 00:00" at
+		// the start of a bar says nothing true.
+		if p.Rate > 0 && p.Done > 0 {
 			s += fmt.Sprintf("  %.2f/s", p.Rate)
-		}
-		if p.ETA != "" {
-			s += "  eta " + p.ETA
+			if p.ETA != "" {
+				s += "  eta " + p.ETA
+			}
 		}
 		lines = append(lines, s)
 	}
@@ -122,9 +164,10 @@ func (l *Live) draw(st Status) {
 		lines = append(lines, "  "+st.LastLine)
 	}
 	for _, s := range lines {
-		fmt.Fprintln(l.W, truncate(termsafe.String(s), l.Width-1))
+		s = truncate(termsafe.String(s), l.Width-1)
+		fmt.Fprintln(l.W, s)
+		l.drawn = append(l.drawn, len([]rune(s)))
 	}
-	l.drawn = len(lines)
 }
 
 // End replaces the block with the summary.
