@@ -123,6 +123,10 @@ func (l *Live) Note(at time.Time, format string, a ...any) {
 	fmt.Fprintf(l.W, "%6.1fs  %s\n", at.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, safe(a)...))
 }
 
+// quietShown is how long without progress before the live view counts
+// down to a stall.
+const quietShown = 5 * time.Second
+
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func (l *Live) draw(st Status) {
@@ -134,8 +138,17 @@ func (l *Live) draw(st Status) {
 	}
 	head := fmt.Sprintf("%s %s  %s %s  total %s", spinner[l.spin], server, st.Phase,
 		fmtElapsed(st.Now.Sub(l.phaseAt)), fmtElapsed(st.Now.Sub(l.info.Start)))
-	if b := l.info.Budget; b != nil && b.Timeout > 0 {
-		head += "  " + fmtElapsed(max(0, b.Timeout-st.Now.Sub(l.info.Start))) + " left"
+	timeout := st.Timeout
+	if b := l.info.Budget; timeout == 0 && b != nil {
+		timeout = b.Timeout
+	}
+	if timeout > 0 {
+		head += "  " + fmtElapsed(max(0, timeout-st.Now.Sub(l.info.Start))) + " left"
+	}
+	// While quiet, the stall window counting down: said once the quiet is
+	// long enough to wonder about.
+	if quiet := st.Now.Sub(st.LastProgress); st.StallAfter > 0 && !st.LastProgress.IsZero() && quiet >= quietShown {
+		head += "  quiet " + fmtElapsed(quiet) + ", stalled in " + fmtElapsed(max(0, st.StallAfter-quiet))
 	}
 	head += "  health " + healthText(observe.HealthChange{State: st.Health.State, Code: st.Health.Code})
 	if l.info.PID > 0 {

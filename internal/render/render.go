@@ -81,6 +81,10 @@ type Status struct {
 	HistoryID int64
 	// Extras are results attached to the verdict (smoke, bench).
 	Extras map[string]any
+	// Timeout and StallAfter are the budgets in force now; LastProgress
+	// is the last sign of progress, from which the stall window counts.
+	Timeout, StallAfter time.Duration
+	LastProgress        time.Time
 }
 
 // Renderer shows a session.
