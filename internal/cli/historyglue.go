@@ -33,7 +33,8 @@ type startupHistory struct {
 	warnings []string
 	// red masks secrets in what is stored beyond what history itself
 	// masks: the literal API key.
-	red *redact.Redactor
+	red     *redact.Redactor
+	windows learn.Windows // as judgeConfig decided them
 }
 
 // openStartupHistory opens the store and looks up what past startups of this
@@ -93,6 +94,7 @@ func openStartupHistory(env *Env, f *judgeFlags, kind, model string) (*startupHi
 // and the history.
 func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Config {
 	w := learn.Decide(h.learned, f.timeout.given(), f.stallAfter.given(), defaultTimeout, defaultStallAfter)
+	h.windows = w
 	cfg.Timeout, cfg.StallAfter, cfg.AutoWindows = w.Timeout, w.StallAfter, w.Auto
 	cfg.FallbackTimeout, cfg.FallbackStall = w.FallbackTimeout, w.FallbackStall
 	cfg.Expect = f.expects

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -11,6 +13,7 @@ import (
 
 	"vigil/internal/apikey"
 	"vigil/internal/classify"
+	"vigil/internal/colour"
 	"vigil/internal/endpoint"
 	"vigil/internal/monitor"
 	"vigil/internal/observe"
@@ -36,6 +39,7 @@ type judgeFlags struct {
 	stallAfter window
 	smoke      bool
 	json       bool
+	quiet      bool
 	expect     []string
 	expectFile string
 	noHistory  bool
@@ -54,7 +58,8 @@ func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&f.timeout, "timeout", "the whole startup's budget, or auto: learned from past startups of this model and config, else 60m")
 	fs.Var(&f.stallAfter, "stall-after", "how long without any sign of progress (log, CPU, disk, download) counts as stalled, or auto: learned, else 5m")
 	fs.BoolVar(&f.smoke, "smoke", false, "once ready, send one real generation request and judge its answer")
-	fs.BoolVar(&f.json, "json", false, "print NDJSON events on stdout (human output goes to stderr)")
+	fs.BoolVar(&f.json, "json", false, "print NDJSON events on stdout (the summary for people goes to stderr)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdict line (on stdout; with --json, nothing for people)")
 	fs.StringArrayVar(&f.expect, "expect", nil, "KEY=VALUE the server's printed configuration must show (repeatable), e.g. quantization=fp8, tp=4")
 	fs.StringVar(&f.expectFile, "expect-file", "", "a file of KEY=VALUE expectations, one per line")
 	fs.BoolVar(&f.noHistory, "no-history", false, "neither read nor record the startup history")
@@ -117,34 +122,64 @@ func defaultLogDir(getenv func(string) string) string {
 }
 
 // pickRenderer: NDJSON on stdout with --json, a live view on a terminal,
-// plain lines otherwise. Human output always goes to stderr.
-func pickRenderer(env *Env, asJSON bool) render.Renderer {
-	if asJSON {
-		return &jsonAndSummary{JSON: render.JSON{W: env.IO.Out}, errOut: env.IO.ErrOut}
+// plain lines otherwise. Progress and events for people go to stderr, the
+// verdict block to stdout (unless stdout carries the NDJSON), so
+// `vigil run ... > out.txt` keeps the verdict and a pipe sees only it.
+func pickRenderer(env *Env, f *judgeFlags) render.Renderer {
+	pal := colour.New(colour.Enabled(env.Getenv, env.IO.IsStderrTTY))
+	outPal := colour.New(colour.Enabled(env.Getenv, env.IO.IsStdoutTTY))
+	switch {
+	case f.json && f.quiet:
+		return &render.JSON{W: env.IO.Out}
+	case f.json:
+		return &jsonAndSummary{JSON: render.JSON{W: env.IO.Out}, errOut: env.IO.ErrOut, pal: pal}
+	case f.quiet:
+		return &render.Quiet{Out: env.IO.Out, Pal: outPal}
 	}
 	if env.IO.IsStderrTTY && env.Getenv("TERM") != "dumb" {
-		w := 100
+		live := &render.Live{W: env.IO.ErrOut, Width: 100, Pal: pal, Out: env.IO.Out, OutPal: outPal}
 		if f, ok := env.IO.errFile(); ok {
-			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
-				w = cols
-			}
+			live.Size = terminalWidth(f)
 		}
-		return &render.Live{W: env.IO.ErrOut, Width: w}
+		return live
 	}
-	return &render.Plain{W: env.IO.ErrOut}
+	return &render.Plain{W: env.IO.ErrOut, Pal: pal, Out: env.IO.Out, OutPal: outPal}
+}
+
+// terminalWidth reads the terminal's width at once and again after each
+// SIGWINCH; the live view asks before every redraw.
+func terminalWidth(f *os.File) func() int {
+	read := func() int {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return cols
+		}
+		return 0
+	}
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	cols := read()
+	return func() int {
+		select {
+		case <-winch:
+			cols = read()
+		default:
+		}
+		return cols
+	}
 }
 
 // jsonAndSummary writes events to stdout and the person's summary to stderr.
 type jsonAndSummary struct {
 	render.JSON
 	errOut interface{ Write([]byte) (int, error) }
+	pal    colour.Palette
 	info   render.Info
 }
 
 func (r *jsonAndSummary) Begin(info render.Info) { r.info = info; r.JSON.Begin(info) }
 func (r *jsonAndSummary) End(res *observe.Result, st render.Status) {
 	r.JSON.End(res, st)
-	render.Summary(r.errOut, res, r.info)
+	render.Summary(r.errOut, res, r.info, r.pal)
 }
 
 // hostDeps are the monitor's ways into this host.
@@ -178,4 +213,15 @@ func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *star
 	st.Extras = extras
 	r.End(out.Result, st)
 	return id
+}
+
+// budget is the --timeout and --stall-after judgeConfig put in force and
+// where each came from, for the start of the output.
+func (h *startupHistory) budget() *render.Budget {
+	w := h.windows
+	b := &render.Budget{Timeout: w.Timeout, TimeoutFrom: string(w.TimeoutFrom), StallAfter: w.StallAfter, StallFrom: string(w.StallFrom)}
+	if h.learned != nil {
+		b.Samples = h.learned.Samples
+	}
+	return b
 }

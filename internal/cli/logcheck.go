@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 
-	"vigil/internal/procfind"
 	"vigil/internal/statedir"
 )
 
@@ -50,11 +49,9 @@ func checkWatchLog(path string) (exists bool, err error) {
 		return false, err
 	}
 	if fi.Mode()&fs.ModeNamedPipe != 0 {
-		// A FIFO can be judged as a stream, but only while someone writes
-		// it: opening one without a writer would block forever.
-		if pids, _ := procfind.WritersOf(path); len(pids) == 0 {
-			return true, fmt.Errorf("%s is a FIFO that no process writes", path)
-		}
+		// A FIFO is judged as a stream: openStreamLog opens it without
+		// blocking and gives up at once when no writer comes (a writer
+		// waiting in its own open() holds no descriptor yet to look for).
 		return true, nil
 	}
 	switch m := fi.Mode(); {

@@ -59,6 +59,10 @@ SIGHUP (a closed terminal) or SIGPIPE (a reader that went away, or any
 failed write to stdout or stderr) before the verdict stops the startup the
 same way; a second one kills at once.
 
+Progress and events go to stderr; the verdict goes to stdout (with
+--json, stdout carries NDJSON events only; --quiet prints the verdict line
+alone).
+
 Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
 128+N stopped by signal N (130 Ctrl-C, 129 SIGHUP, 141 SIGPIPE, 143 SIGTERM).`,
 		Args: cobra.ArbitraryArgs,
@@ -159,7 +163,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	defer logFile.Close()
 
 	if opts.preflight == "strict" && len(findings) > 0 {
-		r := pickRenderer(env, opts.json)
+		r := pickRenderer(env, &opts.judgeFlags)
 		info := render.Info{Mode: "run", LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 		r.Begin(info)
 		refusal := preflightRefusal(findings, start)
@@ -176,6 +180,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	info.Budget = hist.budget()
 	notes := hist.notes(cfg, &opts.judgeFlags)
 	for _, f := range findings {
 		notes = append(notes, "preflight: "+f.text)
@@ -205,7 +210,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if !opts.keep {
 		spec.Stop = func() { proc.Stop(opts.grace, killNow) }
 	}
-	r := pickRenderer(env, opts.json)
+	r := pickRenderer(env, &opts.judgeFlags)
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {

@@ -226,7 +226,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		}
 	}
 
-	r := pickRenderer(env, opts.json)
+	r := pickRenderer(env, &opts.judgeFlags)
 	sink := &boardSink{Renderer: r, board: board}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc,

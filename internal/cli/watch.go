@@ -9,6 +9,7 @@ import (
 
 	"vigil/internal/classify"
 	"vigil/internal/facts"
+	"vigil/internal/follow"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
@@ -48,8 +49,17 @@ Only this run counts: lines of earlier runs already in the log are skipped
 start banners and the file's modification time), and vigil says what it
 skipped. watch never signals the server, whatever the verdict.
 
+A log that only exists as a stream is judged as it arrives: --log - reads
+standard input (kubectl logs -f POD | vigil watch --log -), and a FIFO or
+/dev/stdin is read the same way; the earlier output the stream starts
+with is cut into runs like a file's. Give --pid to also sample the server.
+
 With --follow it keeps judging after ready, as vigil supervise does, until
 the server dies (exit 4) or hangs (exit 5), saying why.
+
+Progress and events go to stderr; the verdict goes to stdout (with
+--json, stdout carries NDJSON events only; --quiet prints the verdict line
+alone).
 
 Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout;
 with --follow 4 died after ready, 5 hung after ready; 128+N ended by
@@ -60,7 +70,7 @@ signal N (the server is never signalled).`,
 		},
 	}
 	opts.register(cmd.Flags())
-	cmd.Flags().StringVar(&opts.log, "log", "", "the server's log file (it may not exist yet)")
+	cmd.Flags().StringVar(&opts.log, "log", "", "the server's log file (it may not exist yet), or a stream: - for standard input, a FIFO, /dev/stdin")
 	cmd.Flags().IntVar(&opts.pid, "pid", 0, "the server's process id (default: the process writing --log, or the unit's main process)")
 	cmd.Flags().StringVar(&opts.unit, "unit", "", "a systemd unit whose current activation to judge")
 	cmd.Flags().BoolVar(&opts.user, "user", false, "with --unit: the user's service manager")
@@ -114,7 +124,15 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 	}
 	var notes []string
-	if opts.pid == 0 && opts.log != "" {
+	var stream *streamLog
+	if opts.log != "" && follow.IsStream(opts.log) {
+		var err error
+		if stream, err = openStreamLog(ctx, env, opts.log); err != nil {
+			return Usagef("--log %s: %v", opts.log, err)
+		}
+		defer stream.close()
+	}
+	if opts.pid == 0 && opts.log != "" && stream == nil {
 		if pids, err := procfind.WritersOf(opts.log); err == nil && len(pids) > 0 {
 			pids = procfind.FS{}.Roots(pids)
 			opts.pid = pids[0]
@@ -139,10 +157,16 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv), true
 	}
-	if opts.pid == 0 {
+	switch {
+	case opts.pid == 0 && stream != nil:
+		notes = append(notes, "judging from the stream and the health endpoint alone (--pid PID also samples the server)")
+	case opts.pid == 0:
 		notes = append(notes, "no server process found: judging from the log and the health endpoint alone")
 	}
 	source := opts.log
+	if stream != nil {
+		source = streamName(opts.log)
+	}
 	if opts.unit != "" {
 		source = "journal of " + opts.unit
 	}
@@ -153,6 +177,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		return err
 	}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	info.Budget = hist.budget()
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 
 	extras := map[string]any{}
@@ -168,18 +193,24 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		if opts.pid > 0 {
 			procStart, _ = procfind.StartTime(opts.pid)
 		}
-		offset, note := monitor.FindRunStart(opts.log, kind, procStart)
+		log, wait := opts.log, true
+		if stream != nil {
+			// The run-start rules see what the stream held at first.
+			stream.backlog(ctx)
+			log, wait = stream.path, false
+		}
+		offset, note := monitor.FindRunStart(log, kind, procStart)
 		if note != "" {
 			notes = append(notes, note)
 		}
-		spec.Log, spec.Offset, spec.WaitForFile = opts.log, offset, true
+		spec.Log, spec.Offset, spec.WaitForFile = log, offset, wait
 	}
 	if !logExists {
 		notes = append(notes, fmt.Sprintf("waiting for %s to appear (within --timeout %s)", opts.log, cfg.Timeout.Round(time.Second)))
 	}
 	spec.Identity = ident
 	spec.Notes = redactNotes(red, notes)
-	r := pickRenderer(env, opts.json)
+	r := pickRenderer(env, &opts.judgeFlags)
 	r.Begin(info)
 	out, err := monitor.Run(ctx, spec, hostDeps(), r)
 	if err != nil {

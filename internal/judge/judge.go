@@ -223,6 +223,13 @@ func (j *Judge) LastProgress() time.Time { return j.lastProgress }
 // Done is the verdict, once there is one.
 func (j *Judge) Done() *observe.Result { return j.result }
 
+// Budget is the --timeout and --stall-after in force now (a learned one
+// falls back when the configuration differs) and the last sign of
+// progress, from which the stall window counts.
+func (j *Judge) Budget() (timeout, stallAfter time.Duration, lastProgress time.Time) {
+	return j.cfg.Timeout, j.cfg.StallAfter, j.lastProgress
+}
+
 func (j *Judge) emit(at time.Time, data observe.Payload) {
 	// Undrained events (a judge fed a whole stale log at once) are
 	// dropped past a cap rather than kept without bound.

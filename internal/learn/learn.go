@@ -236,6 +236,28 @@ type Windows struct {
 	// use instead when the server turns out to run another configuration.
 	Auto                           bool
 	FallbackTimeout, FallbackStall time.Duration
+	// TimeoutFrom and StallFrom say where each came from, to be shown.
+	TimeoutFrom, StallFrom Origin
+}
+
+// Origin is where a budget came from.
+type Origin string
+
+// The origins of a budget.
+const (
+	FromFlag    Origin = "flag"
+	FromLearned Origin = "learned"
+	FromDefault Origin = "default"
+)
+
+func originOf(given, learned time.Duration) Origin {
+	switch {
+	case given > 0:
+		return FromFlag
+	case learned > 0:
+		return FromLearned
+	}
+	return FromDefault
 }
 
 // Decide picks the budgets: a value the user gave (timeout or stall above
@@ -262,6 +284,8 @@ func Decide(e *Expectation, timeout, stall, defaultTimeout, defaultStall time.Du
 		Auto:            (timeout <= 0 && learnedTimeout > 0) || (stall <= 0 && learnedStall > 0),
 		FallbackTimeout: pick(timeout, 0, defaultTimeout),
 		FallbackStall:   pick(stall, 0, defaultStall),
+		TimeoutFrom:     originOf(timeout, learnedTimeout),
+		StallFrom:       originOf(stall, learnedStall),
 	}
 	return w
 }

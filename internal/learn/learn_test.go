@@ -161,11 +161,11 @@ func TestDecide(t *testing.T) {
 		timeout, stall time.Duration
 		want           Windows
 	}{
-		{"no history: the defaults", nil, 0, 0, Windows{Timeout: defT, StallAfter: defS, FallbackTimeout: defT, FallbackStall: defS}},
-		{"too few samples: the defaults", &few, 0, 0, Windows{Timeout: defT, StallAfter: defS, FallbackTimeout: defT, FallbackStall: defS}},
-		{"learned both", &learned, 0, 0, Windows{Timeout: 100*time.Second + TimeoutSlack, StallAfter: 160 * time.Second, Auto: true, FallbackTimeout: defT, FallbackStall: defS}},
-		{"given both: nothing learned counts", &learned, time.Minute, time.Second, Windows{Timeout: time.Minute, StallAfter: time.Second, FallbackTimeout: time.Minute, FallbackStall: time.Second}},
-		{"given timeout, learned stall", &learned, time.Minute, 0, Windows{Timeout: time.Minute, StallAfter: 160 * time.Second, Auto: true, FallbackTimeout: time.Minute, FallbackStall: defS}},
+		{"no history: the defaults", nil, 0, 0, Windows{Timeout: defT, StallAfter: defS, FallbackTimeout: defT, FallbackStall: defS, TimeoutFrom: FromDefault, StallFrom: FromDefault}},
+		{"too few samples: the defaults", &few, 0, 0, Windows{Timeout: defT, StallAfter: defS, FallbackTimeout: defT, FallbackStall: defS, TimeoutFrom: FromDefault, StallFrom: FromDefault}},
+		{"learned both", &learned, 0, 0, Windows{Timeout: 100*time.Second + TimeoutSlack, StallAfter: 160 * time.Second, Auto: true, FallbackTimeout: defT, FallbackStall: defS, TimeoutFrom: FromLearned, StallFrom: FromLearned}},
+		{"given both: nothing learned counts", &learned, time.Minute, time.Second, Windows{Timeout: time.Minute, StallAfter: time.Second, FallbackTimeout: time.Minute, FallbackStall: time.Second, TimeoutFrom: FromFlag, StallFrom: FromFlag}},
+		{"given timeout, learned stall", &learned, time.Minute, 0, Windows{Timeout: time.Minute, StallAfter: 160 * time.Second, Auto: true, FallbackTimeout: time.Minute, FallbackStall: defS, TimeoutFrom: FromFlag, StallFrom: FromLearned}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -244,8 +244,10 @@ func (m *monitor) session() *Session {
 }
 
 func (m *monitor) status(now time.Time) render.Status {
+	timeout, stall, last := m.j.Budget()
 	return render.Status{Now: now, Server: m.j.Server(), Phase: m.j.Phase(), Progress: m.j.Progress(),
-		Health: m.j.HealthNow(), LastLine: m.j.LastLine(), Activity: m.j.ActivityText()}
+		Health: m.j.HealthNow(), LastLine: m.j.LastLine(), Activity: m.j.ActivityText(),
+		Timeout: timeout, StallAfter: stall, LastProgress: last}
 }
 
 // queueNotes hands remarks to the session, which shows them in order.

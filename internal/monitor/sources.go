@@ -195,7 +195,7 @@ func (m *monitor) sampleActivity(ctx context.Context) {
 			if a.Busy {
 				parts = append(parts, d.Activity()...)
 				if len(parts) == 0 {
-					parts = append(parts, fmt.Sprintf("cpu %.2f cores, %d runnable threads", d.CPU, d.Threads.Running))
+					parts = append(parts, fmt.Sprintf("cpu %.2f cores, %d runnable thread%s", d.CPU, d.Threads.Running, map[bool]string{true: "s"}[d.Threads.Running != 1]))
 				}
 			}
 		}

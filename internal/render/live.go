@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"vigil/internal/colour"
 	"vigil/internal/observe"
+	"vigil/internal/termsafe"
 )
 
 // Live redraws a small status block on a terminal: phase, progress bar with
@@ -16,32 +18,70 @@ import (
 type Live struct {
 	W     io.Writer
 	Width int
-	info  Info
-	drawn int // lines of the block currently on screen
-	last  time.Time
-	spin  int
+	// Size, when set, is asked for the terminal's width before each
+	// redraw (the caller re-reads it after SIGWINCH); 0 keeps the last.
+	Size func() int
+	Pal  colour.Palette
+	// Out takes the verdict block, coloured with OutPal; nil means W.
+	Out     io.Writer
+	OutPal  colour.Palette
+	info    Info
+	drawn   []int // the width of each line of the block on screen
+	last    time.Time
+	spin    int
+	phaseAt time.Time // when the current phase began
 }
 
 // Begin prints the header.
 func (l *Live) Begin(info Info) {
-	l.info = info
+	l.info, l.phaseAt = info, info.Start
+	l.resize()
 	if l.Width <= 20 {
 		l.Width = 100
 	}
-	fmt.Fprintf(l.W, "vigil: log %s, health %s\n", info.LogFile, info.URL)
+	what := "watching"
+	if info.Mode == "run" {
+		what = "launched"
+	}
+	if info.PID > 0 {
+		what += fmt.Sprintf(" pid %d", info.PID)
+	} else {
+		what += " (no server pid)"
+	}
+	fmt.Fprintf(l.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), termsafe.String(info.URL))
+	if info.Budget != nil {
+		fmt.Fprintf(l.W, "vigil: budget %s\n", info.Budget.Text())
+	}
 }
 
-func (l *Live) clear() {
-	if l.drawn > 0 {
-		// Up to the first line of the block, then clear to the end.
-		fmt.Fprintf(l.W, "\x1b[%dF\x1b[J", l.drawn)
-		l.drawn = 0
+// resize takes the terminal's current width.
+func (l *Live) resize() {
+	if l.Size == nil {
+		return
 	}
+	if w := l.Size(); w > 20 {
+		l.Width = w
+	}
+}
+
+// clear moves up over the block and clears to the end of the screen. A
+// terminal made narrower since the block was drawn has wrapped its lines
+// into more rows: each counts as many rows as it now takes.
+func (l *Live) clear() {
+	l.resize()
+	rows := 0
+	for _, n := range l.drawn {
+		rows += max(1, (n+l.Width-1)/l.Width)
+	}
+	if rows > 0 {
+		fmt.Fprintf(l.W, "\x1b[%dF\x1b[J", rows)
+	}
+	l.drawn = l.drawn[:0]
 }
 
 func (l *Live) above(st Status, format string, a ...any) {
 	l.clear()
-	fmt.Fprintf(l.W, "%6.1fs  %s\n", st.Now.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(l.W, "%6.1fs  %s\n", st.Now.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, safe(a)...))
 	l.draw(st)
 }
 
@@ -49,13 +89,14 @@ func (l *Live) above(st Status, format string, a ...any) {
 func (l *Live) Event(e observe.Event, st Status) {
 	switch d := e.Data.(type) {
 	case observe.PhaseChange:
-		l.above(st, "phase %v", d.Phase)
+		l.phaseAt = e.At
+		l.above(st, "phase %v", styled(l.Pal.Phase(string(d.Phase))))
 	case observe.ServerSeen:
 		l.above(st, "server %v", d.Server)
 	case observe.Warning:
-		l.above(st, "warning: %v", d.Message)
+		l.above(st, "%s %v", styled(l.Pal.Warn("warning:")), d.Message)
 	case observe.Failing:
-		l.above(st, "error: %v", d.Line)
+		l.above(st, "%s %v", styled(l.Pal.Bad("error:")), d.Line)
 	case observe.ExitSeen:
 		l.above(st, "server process %v", d.Status)
 	case observe.Quiet:
@@ -79,8 +120,12 @@ func (l *Live) Tick(st Status) {
 // Note prints a lasting line.
 func (l *Live) Note(at time.Time, format string, a ...any) {
 	l.clear()
-	fmt.Fprintf(l.W, "%6.1fs  %s\n", at.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(l.W, "%6.1fs  %s\n", at.Sub(l.info.Start).Seconds(), fmt.Sprintf(format, safe(a)...))
 }
+
+// quietShown is how long without progress before the live view counts
+// down to a stall.
+const quietShown = 5 * time.Second
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
@@ -91,18 +136,37 @@ func (l *Live) draw(st Status) {
 	if server == "" {
 		server = "server"
 	}
-	lines := []string{fmt.Sprintf("%s %s  %s  %s  health %s", spinner[l.spin], server, st.Phase,
-		fmtElapsed(st.Now.Sub(l.info.Start)), healthText(observe.HealthChange{State: st.Health.State, Code: st.Health.Code}))}
+	head := fmt.Sprintf("%s %s  %s %s  total %s", spinner[l.spin], server, st.Phase,
+		fmtElapsed(st.Now.Sub(l.phaseAt)), fmtElapsed(st.Now.Sub(l.info.Start)))
+	timeout := st.Timeout
+	if b := l.info.Budget; timeout == 0 && b != nil {
+		timeout = b.Timeout
+	}
+	if timeout > 0 {
+		head += "  " + fmtElapsed(max(0, timeout-st.Now.Sub(l.info.Start))) + " left"
+	}
+	// While quiet, the stall window counting down: said once the quiet is
+	// long enough to wonder about.
+	if quiet := st.Now.Sub(st.LastProgress); st.StallAfter > 0 && !st.LastProgress.IsZero() && quiet >= quietShown {
+		head += "  quiet " + fmtElapsed(quiet) + ", stalled in " + fmtElapsed(max(0, st.StallAfter-quiet))
+	}
+	head += "  health " + healthText(observe.HealthChange{State: st.Health.State, Code: st.Health.Code})
+	if l.info.PID > 0 {
+		head += fmt.Sprintf("  pid %d", l.info.PID)
+	}
+	lines := []string{head}
 	if p := st.Progress; p != nil {
 		const width = 20
-		fill := p.Done * width / max(p.Total, 1)
+		fill := min(max(p.Done*width/max(p.Total, 1), 0), width)
 		bar := strings.Repeat("█", fill) + strings.Repeat("░", width-fill)
 		s := fmt.Sprintf("  %s %s %d/%d %d%%", p.Desc, bar, p.Done, p.Total, p.Percent)
-		if p.Rate > 0 {
+		// A rate and an ETA only once one is known: "0% eta 00:00" at
+		// the start of a bar says nothing true.
+		if p.Rate > 0 && p.Done > 0 {
 			s += fmt.Sprintf("  %.2f/s", p.Rate)
-		}
-		if p.ETA != "" {
-			s += "  eta " + p.ETA
+			if p.ETA != "" {
+				s += "  eta " + p.ETA
+			}
 		}
 		lines = append(lines, s)
 	}
@@ -113,15 +177,20 @@ func (l *Live) draw(st Status) {
 		lines = append(lines, "  "+st.LastLine)
 	}
 	for _, s := range lines {
-		fmt.Fprintln(l.W, truncate(s, l.Width-1))
+		s = truncate(termsafe.String(s), l.Width-1)
+		fmt.Fprintln(l.W, s)
+		l.drawn = append(l.drawn, len([]rune(s)))
 	}
-	l.drawn = len(lines)
 }
 
 // End replaces the block with the summary.
 func (l *Live) End(r *observe.Result, _ Status) {
 	l.clear()
-	Summary(l.W, r, l.info)
+	w, pal := l.W, l.Pal
+	if l.Out != nil {
+		w, pal = l.Out, l.OutPal
+	}
+	Summary(w, r, l.info, pal)
 }
 
 func truncate(s string, n int) string {

@@ -13,8 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"vigil/internal/buildinfo"
 	"vigil/internal/classify"
+	"vigil/internal/colour"
 	"vigil/internal/observe"
+	"vigil/internal/termsafe"
 	v "vigil/internal/verdict"
 )
 
@@ -27,7 +30,43 @@ type Info struct {
 	URL     string
 	Argv    []string
 	Start   time.Time
+	// Budget is the --timeout and --stall-after in force (nil: not known).
+	Budget *Budget
 }
+
+// Budget is a startup's time budgets and where each came from: "flag",
+// "learned" (from Samples earlier starts) or "default".
+type Budget struct {
+	Timeout     time.Duration
+	TimeoutFrom string
+	StallAfter  time.Duration
+	StallFrom   string
+	Samples     int
+}
+
+// Text says the budget for people: "--timeout 40s (flag), --stall-after
+// 2m40s (learned from 3 starts)".
+func (b *Budget) Text() string {
+	from := func(o string) string {
+		if o == "learned" {
+			return "learned from " + plural(b.Samples, "start", "starts")
+		}
+		return o
+	}
+	return fmt.Sprintf("--timeout %s (%s), --stall-after %s (%s)", fmtDur(b.Timeout), from(b.TimeoutFrom), fmtDur(b.StallAfter), from(b.StallFrom))
+}
+
+func (b *Budget) json() map[string]any {
+	d := map[string]any{"timeout_s": b.Timeout.Seconds(), "timeout_from": b.TimeoutFrom,
+		"stall_after_s": b.StallAfter.Seconds(), "stall_after_from": b.StallFrom}
+	if b.TimeoutFrom == "learned" || b.StallFrom == "learned" {
+		d["samples"] = b.Samples
+	}
+	return d
+}
+
+// fmtDur prints a budget as it would be given: 40s, 5m0s, 1h0m0s.
+func fmtDur(d time.Duration) string { return d.Round(time.Second).String() }
 
 // Status is a snapshot of the startup for live views.
 type Status struct {
@@ -42,6 +81,10 @@ type Status struct {
 	HistoryID int64
 	// Extras are results attached to the verdict (smoke, bench).
 	Extras map[string]any
+	// Timeout and StallAfter are the budgets in force now; LastProgress
+	// is the last sign of progress, from which the stall window counts.
+	Timeout, StallAfter time.Duration
+	LastProgress        time.Time
 }
 
 // Renderer shows a session.
@@ -76,7 +119,10 @@ func PhaseDurations(spans []observe.PhaseSpan, end time.Time) map[string]float64
 
 // JSON writes one JSON object per line to W; nothing else goes there.
 type JSON struct {
-	W     io.Writer
+	W io.Writer
+	// Build names the build in the start event; nil means the running
+	// binary's (buildinfo.Read), so a saved stream says which build judged it.
+	Build *buildinfo.Info
 	info  Info
 	enc   *json.Encoder
 	start time.Time
@@ -104,6 +150,15 @@ func (j *JSON) Begin(info Info) {
 	}
 	if len(info.Argv) > 0 {
 		d["argv"] = info.Argv
+	}
+	build := j.Build
+	if build == nil {
+		b := buildinfo.Read()
+		build = &b
+	}
+	d["vigil"] = build
+	if info.Budget != nil {
+		d["budget"] = info.Budget.json()
 	}
 	j.write("start", info.Start, d)
 }
@@ -176,14 +231,21 @@ func (j *JSON) End(r *observe.Result, st Status) {
 // Plain writes one line per phase change, progress step or health change:
 // nothing redraws, so it suits log files, CI and journald.
 type Plain struct {
-	W        io.Writer
+	W io.Writer
+	// Pal colours verdicts, causes, warnings and phase names; the zero
+	// palette prints plain text.
+	Pal colour.Palette
+	// Out takes the verdict block (stdout, so `vigil run ... > out.txt`
+	// keeps it) coloured with OutPal; nil means W and Pal.
+	Out      io.Writer
+	OutPal   colour.Palette
 	info     Info
 	lastPct  int
 	lastDesc string
 }
 
 func (p *Plain) printf(at time.Time, format string, a ...any) {
-	fmt.Fprintf(p.W, "[%6.1fs] %s\n", at.Sub(p.info.Start).Seconds(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(p.W, "[%6.1fs] %s\n", at.Sub(p.info.Start).Seconds(), fmt.Sprintf(format, safe(a)...))
 }
 
 // Begin prints what is being watched and where its log is.
@@ -200,7 +262,10 @@ func (p *Plain) Begin(info Info) {
 	if info.PID > 0 {
 		what += fmt.Sprintf(" pid %d", info.PID)
 	}
-	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, info.LogFile, info.URL)
+	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), termsafe.String(info.URL))
+	if info.Budget != nil {
+		fmt.Fprintf(p.W, "vigil: budget %s\n", info.Budget.Text())
+	}
 }
 
 // Event prints the events a person wants to read.
@@ -209,7 +274,7 @@ func (p *Plain) Event(e observe.Event, _ Status) {
 	case observe.ServerSeen:
 		p.printf(e.At, "server: %v", d.Server)
 	case observe.PhaseChange:
-		p.printf(e.At, "phase %v", d.Phase)
+		p.printf(e.At, "phase %v", styled(p.Pal.Phase(string(d.Phase))))
 		p.lastPct = -1
 	case observe.Progress:
 		// One line per 10% step of each bar, and its end.
@@ -224,11 +289,11 @@ func (p *Plain) Event(e observe.Event, _ Status) {
 	case observe.HealthChange:
 		p.printf(e.At, "health: %s", healthText(d))
 	case observe.Warning:
-		p.printf(e.At, "warning: %v", d.Message)
+		p.printf(e.At, "%s %v", styled(p.Pal.Warn("warning:")), d.Message)
 	case observe.Quiet:
 		p.printf(e.At, "quiet for %.0fs, still working: %v", d.QuietS, d.Activity)
 	case observe.Failing:
-		p.printf(e.At, "error: %v", d.Line)
+		p.printf(e.At, "%s %v", styled(p.Pal.Bad("error:")), d.Line)
 	case observe.ExitSeen:
 		p.printf(e.At, "server process %v", d.Status)
 	case observe.Smoke:
@@ -251,7 +316,58 @@ func (p *Plain) Tick(Status) {}
 func (p *Plain) Note(at time.Time, format string, a ...any) { p.printf(at, format, a...) }
 
 // End prints the summary.
-func (p *Plain) End(r *observe.Result, _ Status) { Summary(p.W, r, p.info) }
+func (p *Plain) End(r *observe.Result, _ Status) {
+	w, pal := p.W, p.Pal
+	if p.Out != nil {
+		w, pal = p.Out, p.OutPal
+	}
+	Summary(w, r, p.info, pal)
+}
+
+// styled is text vigil coloured itself: safe passes it through untouched.
+type styled string
+
+// safe makes the arguments of a line for people safe for a terminal: text
+// from the server or its log loses control characters and escapes
+// (termsafe.String); vigil's own colour is kept.
+func safe(a []any) []any {
+	out := make([]any, len(a))
+	for i, x := range a {
+		switch s := x.(type) {
+		case string:
+			out[i] = termsafe.String(s)
+		case styled:
+			out[i] = string(s)
+		default:
+			out[i] = x
+		}
+	}
+	return out
+}
+
+// Quiet prints the verdict line and nothing else, for --quiet.
+type Quiet struct {
+	Out  io.Writer
+	Pal  colour.Palette
+	info Info
+}
+
+// Begin only remembers when the session began.
+func (q *Quiet) Begin(info Info) { q.info = info }
+
+// Event prints nothing.
+func (q *Quiet) Event(observe.Event, Status) {}
+
+// Tick prints nothing.
+func (q *Quiet) Tick(Status) {}
+
+// Note prints nothing.
+func (q *Quiet) Note(time.Time, string, ...any) {}
+
+// End prints the verdict line.
+func (q *Quiet) End(r *observe.Result, _ Status) {
+	fmt.Fprintln(q.Out, VerdictLine(r, q.info, q.Pal))
+}
 
 func healthText(d observe.HealthChange) string {
 	code := d.Code
@@ -272,29 +388,86 @@ func healthText(d observe.HealthChange) string {
 	return fmt.Sprintf("HTTP %d", code)
 }
 
-// Summary writes the verdict for a person: verdict, cause, evidence, hint,
-// phase timings and where the log is.
-func Summary(w io.Writer, r *observe.Result, info Info) {
-	head := strings.ToUpper(string(r.Verdict))
-	if r.Cause != "" {
-		head += " (" + string(r.Cause) + ")"
+// VerdictLine is the verdict in one line: "READY after 32.5s (vllm, 8
+// phases)", or for any other verdict its cause, the phase it ended in and
+// the judge's summary.
+func VerdictLine(r *observe.Result, info Info, pal colour.Palette) string {
+	word := pal.Verdict(strings.ToUpper(string(r.Verdict)))
+	after := fmt.Sprintf("after %.1fs", r.At.Sub(info.Start).Seconds())
+	server := r.Server
+	if server == "" {
+		server = info.Server
 	}
-	fmt.Fprintf(w, "\n%s in phase %s after %.1fs: %s\n", head, r.Phase, r.At.Sub(info.Start).Seconds(), r.Summary)
+	server = termsafe.String(server)
+	if r.Verdict == v.Ready {
+		var detail []string
+		if server != "" {
+			detail = append(detail, server)
+		}
+		if n := phaseCount(r.Phases); n > 0 {
+			detail = append(detail, plural(n, "phase", "phases"))
+		}
+		line := word + " " + after
+		if len(detail) > 0 {
+			line += " (" + strings.Join(detail, ", ") + ")"
+		}
+		return line
+	}
+	head := word
+	if r.Cause != "" {
+		head += " " + pal.Bad(string(r.Cause))
+	}
+	line := fmt.Sprintf("%s in phase %s %s", head, pal.Phase(string(r.Phase)), after)
+	if server != "" {
+		line += " (" + server + ")"
+	}
+	if r.Summary != "" {
+		line += ": " + termsafe.String(r.Summary)
+	}
+	return line
+}
+
+// phaseCount is the number of phases a startup went through before ready.
+func phaseCount(spans []observe.PhaseSpan) int {
+	seen := map[v.Phase]bool{}
+	for _, s := range spans {
+		if s.Phase != v.PhaseReady {
+			seen[s.Phase] = true
+		}
+	}
+	return len(seen)
+}
+
+// plural says n things with the right noun: "1 phase", "8 phases".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Summary writes the verdict for a person: the verdict line, evidence,
+// hint, phase timings and where the log is.
+func Summary(w io.Writer, r *observe.Result, info Info, pal colour.Palette) {
+	fmt.Fprintf(w, "\n%s\n", VerdictLine(r, info, pal))
+	if r.Verdict == v.Ready && r.Summary != "" && !strings.Contains(r.Summary, " is ready after ") {
+		fmt.Fprintln(w, termsafe.String(r.Summary))
+	}
 	if len(r.Evidence) > 0 {
 		fmt.Fprintln(w, "evidence:")
 		for _, e := range r.Evidence {
-			fmt.Fprintln(w, "  "+e)
+			fmt.Fprintln(w, "  "+termsafe.String(e))
 		}
 	}
 	if r.Hint != "" {
-		fmt.Fprintln(w, "hint: "+r.Hint)
+		fmt.Fprintln(w, pal.Bold("hint:")+" "+termsafe.String(r.Hint))
 	}
 	d := PhaseDurations(r.Phases, r.At)
 	if len(d) > 0 {
 		var parts []string
 		for _, s := range r.Phases {
 			if secs, ok := d[string(s.Phase)]; ok {
-				parts = append(parts, fmt.Sprintf("%s %.1fs", s.Phase, secs))
+				parts = append(parts, fmt.Sprintf("%s %.1fs", pal.Phase(string(s.Phase)), secs))
 				delete(d, string(s.Phase))
 			}
 		}
@@ -305,10 +478,10 @@ func Summary(w io.Writer, r *observe.Result, info Info) {
 		for _, kv := range r.Important {
 			parts = append(parts, kv.Key+"="+kv.Value)
 		}
-		fmt.Fprintln(w, "config: "+strings.Join(parts, " "))
+		fmt.Fprintln(w, "config: "+termsafe.String(strings.Join(parts, " ")))
 	}
 	if info.LogFile != "" {
-		fmt.Fprintln(w, "log: "+info.LogFile)
+		fmt.Fprintln(w, pal.Dim("log: "+termsafe.String(info.LogFile)))
 	}
 }
 
