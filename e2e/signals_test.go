@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// TestStopSignalsStopServer: SIGHUP (a closed terminal), SIGTERM and
-// SIGPIPE to vigil run during a startup all stop the server's whole group,
+// TestStopSignalsStopServer: SIGHUP (a closed terminal) and SIGTERM to
+// vigil run during a startup stop the server's whole group,
 // vigil exits 128+N, and the history records the startup as interrupted
 // with the signal as its cause.
 func TestStopSignalsStopServer(t *testing.T) {
@@ -24,7 +24,9 @@ func TestStopSignalsStopServer(t *testing.T) {
 	}{
 		{syscall.SIGHUP, "SIGHUP"},
 		{syscall.SIGTERM, "SIGTERM"},
-		{syscall.SIGPIPE, "SIGPIPE"},
+		// SIGPIPE stops only when stdout or stderr is gone (the kernel also
+		// raises it for a write to a socket the peer reset, e.g. a health
+		// probe): TestClosedStdoutStopsServer covers it.
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -115,12 +117,12 @@ func TestClosedStdoutStopsServer(t *testing.T) {
 	}
 }
 
-// TestWatchStopSignalsLeaveServer: watch ends on SIGHUP, SIGTERM or
-// SIGPIPE with 128+N and never signals the server it watches.
+// TestWatchStopSignalsLeaveServer: watch ends on SIGHUP or SIGTERM with
+// 128+N and never signals the server it watches.
 func TestWatchStopSignalsLeaveServer(t *testing.T) {
 	needVigil(t)
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE} {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			takeSlot(t)

@@ -49,7 +49,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		want string
 	}{
 		{name: "no URL", args: []string{"bench"}, want: "vigil: bench: --url is required"},
-		{name: "bad URL", args: []string{"bench", "--url", "localhost:30000"}, want: "vigil: bench: --url: want a URL like"},
+		{name: "bad URL", args: []string{"bench", "--url", "ftp://x"}, want: `vigil: bench: --url "ftp://x": the scheme must be http or https`},
 		{name: "bad concurrency", args: []string{"bench", "--url", url, "--concurrency", "0,8"}, want: "vigil: bench: --concurrency:"},
 		{name: "bad SLO", args: []string{"bench", "--url", url, "--slo", "ttft"}, want: "vigil: bench: --slo:"},
 		{name: "bad tolerance", args: []string{"bench", "--url", url, "--tolerance", "lots"}, want: "vigil: bench: --tolerance:"},

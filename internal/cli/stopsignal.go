@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // stopSignals end a judging session before its verdict: Ctrl-C, a
@@ -40,12 +42,20 @@ func watchStops(ctx context.Context, env *Env) (context.Context, *stopper, *Env,
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		var first os.Signal
-		select {
-		case first = <-sigs:
-		case <-s.broken:
-			first = syscall.SIGPIPE
-		case <-done:
-			return
+		for first == nil {
+			select {
+			case sig := <-sigs:
+				// The kernel also raises SIGPIPE for a write to a socket
+				// the peer reset (a health probe, a smoke request): that
+				// write fails on its own. Only stdout or stderr gone stops.
+				if sig != syscall.SIGPIPE || outputGone() {
+					first = sig
+				}
+			case <-s.broken:
+				first = syscall.SIGPIPE
+			case <-done:
+				return
+			}
 		}
 		s.sig.Store(first.(syscall.Signal))
 		cancel()
@@ -107,4 +117,19 @@ func (b *breakWriter) Write(p []byte) (int, error) {
 		b.broke()
 	}
 	return n, err
+}
+
+// outputGone reports whether vigil's stdout or stderr is a pipe or socket
+// whose reader went away.
+func outputGone() bool {
+	fds := []unix.PollFd{{Fd: 1, Events: unix.POLLOUT}, {Fd: 2, Events: unix.POLLOUT}}
+	if _, err := unix.Poll(fds, 0); err != nil {
+		return false
+	}
+	for _, f := range fds {
+		if f.Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			return true
+		}
+	}
+	return false
 }

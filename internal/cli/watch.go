@@ -200,6 +200,11 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 			log, wait = stream.path, false
 		}
 		offset, note := monitor.FindRunStart(log, kind, procStart)
+		if _, ended := stream.spoolState(); stream != nil && procStart.IsZero() && !ended {
+			// A stream still open after a failure is waiting for the
+			// next start; one that ended holds only the past, judged.
+			offset, note = monitor.FindStreamRunStart(log, kind)
+		}
 		if note != "" {
 			notes = append(notes, note)
 		}

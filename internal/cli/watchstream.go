@@ -22,7 +22,7 @@ import (
 const (
 	// backlogQuiet and backlogMost bound the wait for that first burst.
 	backlogQuiet = 200 * time.Millisecond
-	backlogMost  = 2 * time.Second
+	backlogMost  = 5 * time.Second
 	// fifoWriterWait is how long a FIFO may stay without a writer.
 	fifoWriterWait = 2 * time.Second
 )
@@ -93,4 +93,13 @@ func streamName(log string) string {
 		return "standard input"
 	}
 	return log
+}
+
+// spoolState is how much of the stream has been copied and whether it
+// ended; a nil stream has neither.
+func (s *streamLog) spoolState() (int64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	return s.spool.Bytes()
 }

@@ -201,17 +201,24 @@ func (s *Spool) Bytes() (int64, bool) {
 // Backlog waits until the stream has delivered what it held when it was
 // opened: `kubectl logs -f` and `docker logs -f` write the earlier output
 // in one burst, then follow. It returns once the stream ended, once it
-// has been quiet for quiet after some data, or after most in all (a
-// stream that never pauses, or never starts), or when ctx ends.
+// has been quiet for quiet after some data, when no data came within
+// most, or most after the first data (a stream that never pauses), or
+// when ctx ends. The limit counts from the first data, so that a writer
+// slow to start (a loaded machine) does not cut the burst short.
 func (s *Spool) Backlog(ctx context.Context, quiet, most time.Duration) {
 	limit := time.NewTimer(most)
 	defer limit.Stop()
+	started := false
 	for {
 		s.mu.Lock()
 		ended, n, last, ch := s.ended, s.n, s.last, s.changed
 		s.mu.Unlock()
 		if ended {
 			return
+		}
+		if n > 0 && !started {
+			started = true
+			limit.Reset(most)
 		}
 		var gap <-chan time.Time
 		var t *time.Timer

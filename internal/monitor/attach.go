@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"vigil/internal/explain"
@@ -44,6 +45,18 @@ type pastRun struct {
 // without stamps after the last old stamp is this one. Without a start
 // time the last run is this one.
 func FindRunStart(path, kind string, procStart time.Time) (int64, string) {
+	return findRunStart(path, kind, procStart, false)
+}
+
+// FindStreamRunStart is FindRunStart for what a stream held when vigil
+// attached (`kubectl logs -f` writes the earlier output in one burst): a
+// last run there that already failed is an earlier run, and this one has
+// not printed yet.
+func FindStreamRunStart(path, kind string) (int64, string) {
+	return findRunStart(path, kind, time.Time{}, true)
+}
+
+func findRunStart(path, kind string, procStart time.Time, stream bool) (int64, string) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, ""
@@ -69,6 +82,8 @@ func FindRunStart(path, kind string, procStart time.Time) (int64, string) {
 		cur, offset, how = len(runs), size, "the log was last written before the process started"
 	case !procStart.IsZero():
 		cur, offset, how = byStartTime(f, runs, procStart, size)
+	case stream && strings.HasPrefix(runs[cur].ended, "with "):
+		cur, offset, how = len(runs), size, "the stream's earlier output ends in a failure"
 	}
 	if offset == 0 || cur == 0 {
 		return 0, ""

@@ -63,7 +63,7 @@ func TestSmokeCommand(t *testing.T) {
 			wantStdout: `{"ok":false,"reason":"garbage: run of 32 '!'","endpoint":"/v1/chat/completions","model":"Qwen/Qwen2-1.5B-Instruct","answer":"` + strings.Repeat("!", 32) + `","latency_ms":`,
 			wantStderr: "vigil: smoke: garbage: run of 32 '!'\n"},
 		{name: "no URL", args: []string{"smoke"}, wantCode: 2, wantStderr: "vigil: smoke: --url is required"},
-		{name: "bad URL", args: []string{"smoke", "--url", "ftp://x"}, wantCode: 2, wantStderr: "vigil: smoke: --url: want a URL like"},
+		{name: "bad URL", args: []string{"smoke", "--url", "ftp://x"}, wantCode: 2, wantStderr: `vigil: smoke: --url "ftp://x": the scheme must be http or https`},
 		{name: "bad regexp", args: []string{"smoke", "--url", sane, "--expect-text", "(("}, wantCode: 2, wantStderr: "vigil: smoke: --expect-text: error parsing regexp"},
 		{name: "bad server", args: []string{"smoke", "--url", sane, "--server", "ollama"}, wantCode: 2, wantStderr: `vigil: smoke: --server "ollama"`},
 		{name: "bad timeout", args: []string{"smoke", "--url", sane, "--timeout", "0s"}, wantCode: 2, wantStderr: "vigil: smoke: --timeout must be positive"},
