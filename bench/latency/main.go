@@ -138,7 +138,16 @@ func measure(self, vigil, path string, sc *scenario.Scenario) (result, error) {
 	tracePath := filepath.Join(dir, "trace")
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	args := append([]string{"run", "--json", "--url", url, "--no-history"}, sc.VigilArgs...)
-	args = append(args, "--", self, "play", "--port", strconv.Itoa(port), "--trace", tracePath, path, "--")
+	pidfile := filepath.Join(dir, "server.pid")
+	// A server judged ready keeps running after vigil exits: stop it.
+	defer func() {
+		if b, err := os.ReadFile(pidfile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}
+	}()
+	args = append(args, "--", self, "play", "--port", strconv.Itoa(port), "--pidfile", pidfile, "--trace", tracePath, path, "--")
 	args = append(args, argv...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
