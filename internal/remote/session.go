@@ -247,7 +247,7 @@ func (s *Session) Wait() (*Result, error) {
 	case code == 126 || code == 127:
 		return res, &Error{Kind: ErrNoExec, Host: target, Stderr: res.Stderr,
 			Msg: fmt.Sprintf("cannot execute vigil on %s (exit %d): %s", target, code, orDefault(lastLine(res.Stderr), "no message"))}
-	case code > 128 && code != 130:
+	case code > 128 && !stopStatus(code):
 		return res, &Error{Kind: ErrRemote, Host: target, Stderr: res.Stderr,
 			Msg: fmt.Sprintf("the remote vigil on %s was killed by signal %d", target, code-128)}
 	}
@@ -277,4 +277,15 @@ func (s *Session) lostError(code int) error {
 		msg = fmt.Sprintf("the ssh connection to %s dropped before the remote vigil reported its pid; check %s for a running vigil", target, target)
 	}
 	return &Error{Kind: ErrDropped, Host: target, Stderr: stderr, Msg: msg}
+}
+
+// stopStatus reports whether code is how vigil itself ends after a stop
+// signal it handles (SIGHUP, SIGINT, SIGPIPE, SIGTERM: 128+N), not a death
+// by a signal it could not handle.
+func stopStatus(code int) bool {
+	switch code - 128 {
+	case 1, 2, 13, 15:
+		return true
+	}
+	return false
 }

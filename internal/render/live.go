@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"vigil/internal/ansi"
 
 	"vigil/internal/colour"
 	"vigil/internal/observe"
@@ -177,9 +178,11 @@ func (l *Live) draw(st Status) {
 		lines = append(lines, "  "+st.LastLine)
 	}
 	for _, s := range lines {
-		s = truncate(termsafe.String(s), l.Width-1)
+		// Two columns to spare: some terminals draw the ellipsis two
+		// columns wide, and a line that fills the last column may wrap.
+		s = truncate(termsafe.String(s), l.Width-2)
 		fmt.Fprintln(l.W, s)
-		l.drawn = append(l.drawn, len([]rune(s)))
+		l.drawn = append(l.drawn, columns(s))
 	}
 }
 
@@ -191,6 +194,13 @@ func (l *Live) End(r *observe.Result, _ Status) {
 		w, pal = l.Out, l.OutPal
 	}
 	Summary(w, r, l.info, pal)
+}
+
+// columns is how many terminal columns s takes at most: its runes without
+// colour sequences, an ellipsis counted as two.
+func columns(s string) int {
+	v := ansi.Strip(s)
+	return len([]rune(v)) + strings.Count(v, "…")
 }
 
 func truncate(s string, n int) string {
