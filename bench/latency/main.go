@@ -282,6 +282,7 @@ func play(args []string) int {
 	fs := flag.NewFlagSet("play", flag.ContinueOnError)
 	port := fs.Int("port", 30000, "port of the endpoints")
 	tracePath := fs.String("trace", "", "the trace file")
+	pidfile := fs.String("pidfile", "", "where to write this player's PID (the group vigil launched)")
 	if err := fs.Parse(args); err != nil || fs.NArg() < 1 || *tracePath == "" {
 		fmt.Fprintln(os.Stderr, "usage: latency play --port P --trace FILE SCENARIO [-- ARGV...]")
 		return 2
@@ -295,6 +296,12 @@ func play(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "latency play:", err)
 		return 2
+	}
+	if *pidfile != "" {
+		if err := os.WriteFile(*pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "latency play:", err)
+			return 2
+		}
 	}
 	t := &tracer{f: f}
 	t.note("start", "")

@@ -475,6 +475,14 @@ func (j *Judge) Activity(a observe.Activity, now time.Time) {
 		j.activity = a.Detail
 	} else {
 		j.activity = ""
+		// Time the server spent waiting for a CPU it was ready to use
+		// says nothing about it (a crowded machine), like vigil's own
+		// starvation: it does not count towards a stall.
+		if a.Waited > 0 {
+			if j.lastProgress = j.lastProgress.Add(a.Waited); j.lastProgress.After(now) {
+				j.lastProgress = now
+			}
+		}
 	}
 	// While the log is silent but the processes work, say so now and then:
 	// the first time after a few seconds, then every 30 seconds.

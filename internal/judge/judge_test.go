@@ -17,6 +17,7 @@ type step struct {
 	line   string
 	health *observe.Health
 	busy   bool
+	waited time.Duration // an idle sample whose processes waited this long for a CPU
 	exit   *observe.Exit
 }
 
@@ -24,7 +25,17 @@ func ln(at float64, s string) step         { return step{at: at, line: s} }
 func hl(at float64, h observe.Health) step { return step{at: at, health: &h} }
 func busy(at float64) step                 { return step{at: at, busy: true} }
 func ex(at float64, e observe.Exit) step   { return step{at: at, exit: &e} }
-func sec(s float64) time.Duration          { return time.Duration(s * float64(time.Second)) }
+
+// waiting: idle samples every 0.5 s from..to whose processes waited w
+// seconds of each for a CPU.
+func waiting(from, to, w float64) []step {
+	var out []step
+	for at := from; at <= to+1e-9; at += 0.5 {
+		out = append(out, step{at: at, waited: sec(w)})
+	}
+	return out
+}
+func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 var (
 	refused  = observe.Health{State: observe.HealthRefused}
@@ -48,6 +59,8 @@ func play(t *testing.T, cfg Config, steps []step, end float64) *observe.Result {
 				j.Health(*s.health, at)
 			case s.busy:
 				j.Activity(observe.Activity{Busy: true, Detail: "cpu 1.0 cores"}, at)
+			case s.waited > 0:
+				j.Activity(observe.Activity{Waited: s.waited}, at)
 			case s.exit != nil:
 				j.Exit(*s.exit, at)
 			default:
@@ -210,6 +223,18 @@ func TestVerdicts(t *testing.T) {
 				ln(10, "[2026-11-29 10:00:10] The server is fired up and ready to roll!"), hl(10, ok200),
 			},
 			end: 20, verdict: v.Ready, from: 10, to: 10.1,
+		},
+		{
+			name: "time the server waits for a CPU is no stall", cfg: sg,
+			steps: append(waiting(0.5, 9.5, 0.45),
+				ln(10, "[2026-11-29 10:00:10] The server is fired up and ready to roll!"), hl(10, ok200)),
+			end: 20, verdict: v.Ready, from: 10, to: 10.1,
+		},
+		{
+			name: "a server that gets its CPU most of the time and does nothing stalls", cfg: sg,
+			steps: waiting(0.5, 19.5, 0.1),
+			// 0.4 s of every 0.5 s counts: 4 s of quiet after about 5 s.
+			end: 20, verdict: v.Stalled, phase: v.Launch, from: 4.9, to: 5.1,
 		},
 		{
 			name: "a still-moving startup runs into the timeout",

@@ -191,6 +191,7 @@ func (m *monitor) sampleActivity(ctx context.Context) {
 			// thread woken for a moment (to answer a probe) is no work.
 			runnable := d.Threads.Running > 0
 			a.Busy = d.Busy() || d.CPU >= busyCPU || runnable && wasRunnable
+			a.Waited = d.Waited
 			wasRunnable = runnable
 			if a.Busy {
 				parts = append(parts, d.Activity()...)

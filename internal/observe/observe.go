@@ -45,6 +45,9 @@ type Activity struct {
 	Busy bool
 	// Detail says what moved, for the live view ("CPU 390% over 8 procs").
 	Detail string
+	// Waited is how long, since the last sample, the tree was ready to
+	// run but got no CPU: a crowded machine's time, not the server's.
+	Waited time.Duration
 }
 
 // Exit is how the server's main process ended.

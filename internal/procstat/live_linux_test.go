@@ -81,6 +81,7 @@ func TestLiveSelf(t *testing.T) {
 		{"self io readable", me.HasIO, me.HasIO},
 		{"self threads = stat's count", me.Threads.Total() >= 2, me.Threads},
 		{"self start > 0", me.Start > 0, me.Start},
+		{"self run-queue wait known", me.HasWaited || !schedstatKept(), me.HasWaited},
 		{"child comm", kid.Comm == "sleep", kid.Comm},
 		{"child parent", kid.PPID == self, kid.PPID},
 		{"child one sleeping thread", kid.Threads == ThreadStates{Sleeping: 1}, kid.Threads},
@@ -184,4 +185,10 @@ func TestLivePortHolder(t *testing.T) {
 	if got := fsys.PortHolder(freePort, []int{self}); got != HolderUnknown {
 		t.Errorf("a port nobody listens on: %v, want HolderUnknown", got)
 	}
+}
+
+// schedstatKept: the kernel keeps /proc/PID/schedstat (CONFIG_SCHED_INFO).
+func schedstatKept() bool {
+	_, err := os.Stat("/proc/self/schedstat")
+	return err == nil
 }

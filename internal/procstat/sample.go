@@ -99,6 +99,11 @@ type Proc struct {
 	// Start is when the process started, counted from boot; together with
 	// PID it names a process even when PIDs are reused.
 	Start time.Duration
+	// Waited is how long the main thread has waited on a run queue for a
+	// CPU it was ready to use (/proc/PID/schedstat); HasWaited is false
+	// where the kernel does not keep it.
+	Waited    time.Duration
+	HasWaited bool
 }
 
 // key names a process uniquely across PID reuse.
@@ -195,6 +200,9 @@ func (fsys FS) readProc(r *reader, pid int, threads map[key]ThreadStates) (Proc,
 	if b, err := r.read(fsys.path(pid, "io")); err == nil {
 		p.IO, p.HasIO = parseIO(b), true
 	}
+	if b, err := r.read(fsys.path(pid, "schedstat")); err == nil {
+		p.Waited, p.HasWaited = parseSchedstat(b)
+	}
 	if threads == nil {
 		p.Threads = fsys.threadStates(r, pid, st)
 	} else if ts, ok := threads[p.key()]; ok {
@@ -281,4 +289,18 @@ func eachKeyValue(b []byte, fn func(k, v []byte)) {
 			fn(k, bytes.TrimSpace(v))
 		}
 	}
+}
+
+// parseSchedstat reads the run-queue wait, the second of schedstat's three
+// numbers ("on-CPU ns, waiting ns, timeslices").
+func parseSchedstat(b []byte) (time.Duration, bool) {
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	ns, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || ns < 0 {
+		return 0, false
+	}
+	return time.Duration(ns), true
 }

@@ -41,6 +41,10 @@ type Delta struct {
 	// Appeared and Died list processes that joined or left the tree; Died
 	// holds each process as last seen, so its RSS and name are known.
 	Appeared, Died []Proc
+	// Waited is the longest time one of the tree's processes spent ready
+	// to run but waiting for a CPU (at most Interval): on a crowded
+	// machine, time in which the tree could not have shown progress.
+	Waited time.Duration
 }
 
 // Diff computes the change from prev to cur. Counters are compared per
@@ -65,12 +69,18 @@ func Diff(prev, cur Sample) Delta {
 		old, ok := before[p.key()]
 		if !ok {
 			d.Appeared = append(d.Appeared, p)
+			if p.HasWaited {
+				d.Waited = max(d.Waited, p.Waited)
+			}
 			cpu += p.CPU
 			io = io.add(p.IO)
 			rss += p.RSS
 			continue
 		}
 		delete(before, p.key())
+		if p.HasWaited && old.HasWaited {
+			d.Waited = max(d.Waited, p.Waited-old.Waited)
+		}
 		cpu += p.CPU - old.CPU
 		if p.HasIO && old.HasIO {
 			io = io.add(p.IO.sub(old.IO))
@@ -85,8 +95,10 @@ func Diff(prev, cur Sample) Delta {
 	slices.SortFunc(d.Appeared, byPID)
 	slices.SortFunc(d.Died, byPID)
 	if d.Interval <= 0 {
+		d.Waited = 0
 		return d
 	}
+	d.Waited = min(d.Waited, d.Interval)
 	sec := d.Interval.Seconds()
 	d.CPU = cpu.Seconds() / sec
 	d.ReadBytes = float64(io.ReadBytes) / sec

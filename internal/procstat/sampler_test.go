@@ -242,3 +242,51 @@ func TestSamplerThreadEvery(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSchedstat(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"kernel line", "769618 19805 2\n", 19805 * time.Nanosecond, true},
+		{"long wait", "12000000000 4500000000 310\n", 4500 * time.Millisecond, true},
+		{"one field", "769618\n", 0, false},
+		{"not a number", "769618 x 2\n", 0, false},
+		{"empty", "", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := parseSchedstat([]byte(tt.in))
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("got %v %v, want %v %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestDiffWaited(t *testing.T) {
+	proc := func(pid int, waited time.Duration) Proc {
+		return Proc{PID: pid, Start: time.Second, Waited: waited, HasWaited: true}
+	}
+	tests := []struct {
+		name      string
+		prev, cur []Proc
+		want      time.Duration
+	}{
+		{"the longest wait of one process", []Proc{proc(1, time.Second), proc(2, 0)},
+			[]Proc{proc(1, 1300*time.Millisecond), proc(2, 700*time.Millisecond)}, 700 * time.Millisecond},
+		{"never more than the interval", []Proc{proc(1, 0)}, []Proc{proc(1, 5*time.Second)}, time.Second},
+		{"a new process counts from its start", nil, []Proc{proc(3, 400*time.Millisecond)}, 400 * time.Millisecond},
+		{"unknown waits count nothing", []Proc{{PID: 1, Start: time.Second}}, []Proc{{PID: 1, Start: time.Second}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Diff(Sample{At: t0, Procs: tt.prev}, Sample{At: t0.Add(time.Second), Procs: tt.cur})
+			if d.Waited != tt.want {
+				t.Errorf("got waited %v, want %v", d.Waited, tt.want)
+			}
+		})
+	}
+}
