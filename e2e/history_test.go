@@ -114,6 +114,45 @@ func TestHistoryBuildsETAAndLearnedWindows(t *testing.T) {
 	}
 }
 
+// A second identical vLLM start gets an ETA: vLLM prints its non-default
+// args seconds before the engine's full config, and that partial line is
+// compared with what the first start printed of the same settings, not
+// with its whole fingerprint.
+func TestSecondVLLMStartGetsAnETA(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	scen := filepath.Join(repoRoot(t), "e2e", "testdata", "scenarios", "vllm-quick-ready.json")
+	argv := []string{"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "32768", "--gpu-memory-utilization", "0.92"}
+	for i := 1; i <= 2; i++ {
+		port := freePort(t)
+		p := startVigil(t, sb.env, playArgs(t, scen, port, nil, argv...)...)
+		if !p.wait(t, 60*time.Second) {
+			t.Fatalf("run %d did not finish:\n%s", i, p.excerpt())
+		}
+		events, verdict, problems := parseEvents(p.stdout.Bytes())
+		if len(problems) > 0 || verdict.str("verdict") != "ready" {
+			t.Fatalf("run %d: verdict %q, problems %v\n%s", i, verdict.str("verdict"), problems, p.excerpt())
+		}
+		killGroup(int(verdict["pid"].(float64)))
+		etas := 0
+		for _, e := range events {
+			switch {
+			case e.str("event") == "eta":
+				etas++
+			case strings.Contains(e.str("message"), "configuration differs"):
+				t.Errorf("run %d: %s", i, e.str("message"))
+			}
+		}
+		if i == 1 && etas > 0 {
+			t.Errorf("run 1 shows %d ETAs without any history", etas)
+		}
+		if i == 2 && etas == 0 {
+			t.Errorf("the second identical start shows no ETA\n%s", p.excerpt())
+		}
+	}
+}
+
 // --expect fails a startup as soon as the printed configuration shows
 // another value, within a second of the configuration line, for SGLang
 // (server_args) and vLLM (the engine's config line).

@@ -101,6 +101,9 @@ func (h *startupHistory) judgeConfig(f *judgeFlags, cfg judge.Config) judge.Conf
 	if h.learned != nil {
 		cfg.Learned = h.learned
 		cfg.LearnedFingerprint = h.key.Fingerprint
+		if h.lastGood != nil && h.lastGood.Fingerprint == h.key.Fingerprint {
+			cfg.LearnedConfig = h.lastGood.Config
+		}
 	}
 	if h.lastGood != nil {
 		cfg.LastGood, cfg.LastGoodID = h.lastGood.Config, h.lastGood.ID

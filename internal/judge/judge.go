@@ -43,9 +43,14 @@ type Config struct {
 	Expect []srvconfig.Expect
 	// Learned is what history says about startups like this one, and
 	// LearnedFingerprint the configuration it was learned for; nil when
-	// there is no history.
+	// there is no history. LearnedConfig is that configuration itself,
+	// when known: then only settings this start has printed so far are
+	// compared with it, so an early partial line (vLLM's non-default
+	// args before the engine's full config) does not look like another
+	// configuration.
 	Learned            *learn.Expectation
 	LearnedFingerprint string
+	LearnedConfig      srvconfig.Config
 	// AutoWindows: Timeout and StallAfter came from Learned. When the
 	// server turns out to run another configuration, they fall back to
 	// FallbackTimeout and FallbackStall.
@@ -169,8 +174,10 @@ type Judge struct {
 	config      *srvconfig.Collector
 	configLines int
 	fingerprint string
-	mismatch    *srvconfig.Outcome
-	phaseAt     time.Time
+	// learnedDeclared is LearnedConfig's declared settings (otherConfig).
+	learnedDeclared map[string]string
+	mismatch        *srvconfig.Outcome
+	phaseAt         time.Time
 }
 
 // New starts judging a startup that began at start.
@@ -414,7 +421,7 @@ func (j *Judge) configChanged(now time.Time) {
 			important[kv.Key] = kv.Value
 		}
 		j.emit(now, observe.ConfigSeen{Fingerprint: fp, Important: important})
-		if j.cfg.Learned != nil && j.cfg.LearnedFingerprint != "" && fp != "" && fp != j.cfg.LearnedFingerprint {
+		if j.cfg.Learned != nil && fp != "" && j.otherConfig(cfg, fp) {
 			j.cfg.Learned = nil
 			msg := "the configuration differs from the last start's: no ETA"
 			if j.cfg.AutoWindows {
@@ -434,6 +441,29 @@ func (j *Judge) configChanged(now time.Time) {
 			}
 		}
 	}
+}
+
+// otherConfig reports whether the configuration printed so far (fp its
+// fingerprint) is not the one the learned figures come from. Against the
+// learned start's own configuration, each declared setting printed so far
+// must have the same value there; one the learned start never printed is
+// a difference too. Settings not printed yet may still come.
+func (j *Judge) otherConfig(cfg srvconfig.Config, fp string) bool {
+	if len(j.cfg.LearnedConfig) == 0 {
+		return j.cfg.LearnedFingerprint != "" && fp != j.cfg.LearnedFingerprint
+	}
+	if j.learnedDeclared == nil {
+		j.learnedDeclared = map[string]string{}
+		for _, kv := range srvconfig.Declared(j.server, j.cfg.LearnedConfig) {
+			j.learnedDeclared[kv.Key] = kv.Value
+		}
+	}
+	for _, kv := range srvconfig.Declared(j.server, cfg) {
+		if was, ok := j.learnedDeclared[kv.Key]; !ok || was != kv.Value {
+			return true
+		}
+	}
+	return false
 }
 
 // Health feeds one health probe result.

@@ -8,6 +8,7 @@ import (
 	"vigil/internal/learn"
 	"vigil/internal/logline"
 	"vigil/internal/observe"
+	"vigil/internal/srvconfig"
 	v "vigil/internal/verdict"
 )
 
@@ -534,6 +535,59 @@ func TestUnknownErrorsLeadTheEvidence(t *testing.T) {
 			}
 			if len(r.Evidence) == 0 || r.Evidence[0] != tt.wantFirst {
 				t.Errorf("evidence %q, want %q first", r.Evidence, tt.wantFirst)
+			}
+		})
+	}
+}
+
+// A second start of the same vLLM command keeps what history learned:
+// vLLM prints its non-default args first and the engine's full config
+// seconds later, and the partial line must not count as another
+// configuration. A value that differs does, already on the partial line.
+func TestLearnedConfigComparesLikeWithLike(t *testing.T) {
+	const (
+		args   = "(APIServer pid=4121) INFO 11-29 10:00:01 [utils.py:233] non-default args: {'model_tag': 'Qwen/Qwen3-8B', 'model': 'Qwen/Qwen3-8B', 'max_model_len': 32768, 'gpu_memory_utilization': 0.92}"
+		engine = "(EngineCore_DP0 pid=4388) INFO 11-29 10:00:07 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: model='Qwen/Qwen3-8B', speculative_config=None, tokenizer='Qwen/Qwen3-8B', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, served_model_name=Qwen/Qwen3-8B, enable_prefix_caching=True"
+	)
+	t0 := time.Unix(1_800_000_000, 0)
+	first := New(Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}, t0)
+	first.Line(logline.Line{Text: args}, t0.Add(time.Second))
+	first.Line(logline.Line{Text: engine}, t0.Add(7*time.Second))
+	full := first.config.Config()
+	fp := srvconfig.Fingerprint("vllm", full)
+	if fp == "" || fp == srvconfig.Fingerprint("vllm", srvconfig.Config{}) {
+		t.Fatalf("the first start has no fingerprint: %v", full)
+	}
+	learned := learn.Summarise([][]learn.Phase{{{Name: "launch", Seconds: 2}, {Name: "weights", Seconds: 10}}}, []float64{12})
+	tests := []struct {
+		name      string
+		lines     []string
+		fp        string
+		cfg       srvconfig.Config
+		wantDrops bool
+	}{
+		{"partial then full, same command", []string{args, engine}, fp, full, false},
+		{"another max_model_len on the partial line", []string{strings.Replace(args, "32768", "8192", 1)}, fp, full, true},
+		{"a setting the learned start never printed", []string{strings.Replace(args, "}", ", 'tensor_parallel_size': 2}", 1)}, fp, full, true},
+		// Without the learned configuration only fingerprints compare,
+		// and the partial line differs.
+		{"fingerprint only", []string{args}, fp, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := New(Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour,
+				Learned: &learned, LearnedFingerprint: tt.fp, LearnedConfig: tt.cfg}, t0)
+			for i, l := range tt.lines {
+				j.Line(logline.Line{Text: l}, t0.Add(time.Duration(i+1)*time.Second))
+			}
+			dropped := false
+			for _, e := range j.Events() {
+				if w, ok := e.Data.(observe.Warning); ok && strings.Contains(w.Message, "configuration differs") {
+					dropped = true
+				}
+			}
+			if dropped != tt.wantDrops || (j.cfg.Learned == nil) != tt.wantDrops {
+				t.Errorf("got dropped %v (learned kept %v), want dropped %v", dropped, j.cfg.Learned != nil, tt.wantDrops)
 			}
 		})
 	}

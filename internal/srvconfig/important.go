@@ -230,6 +230,12 @@ func important(kind string, c getter, declaredOnly bool) []KV {
 	return out
 }
 
+// Declared returns the important settings the fingerprint is made of:
+// those known once the server has printed its arguments (no late keys).
+func Declared(kind string, c Config) []KV {
+	return important(kind, c, true)
+}
+
 // Fingerprint is a short stable hash of the important settings that are
 // known once the server has printed its arguments: the same command gives
 // the same fingerprint, whatever the host port, seed or log level, and
