@@ -227,3 +227,54 @@ func slowedCopy(t *testing.T, src, dst string, extra float64) string {
 	}
 	return dst
 }
+
+// watch attached after a startup has got far (here: after it failed, the
+// process gone) times the phases already in the log by the lines' own
+// stamps, not all at the moment of attaching: the history keeps 38 s of
+// weights, not 0.0 s.
+func TestWatchAttachedLateTimesPhasesByStamps(t *testing.T) {
+	needVigil(t)
+	sb := newSandbox(t)
+	log := sb.path("server.log")
+	lines := []string{
+		"[2026-11-29 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen2.5-14B-Instruct', tokenizer_path='Qwen/Qwen2.5-14B-Instruct', dtype='auto', quantization=None, tp_size=1, mem_fraction_static=0.88, port=30000)",
+		"[2026-11-29 10:00:01 TP0] Init torch distributed begin.",
+		"[2026-11-29 10:00:02 TP0] Load weight begin. avail mem=44.12 GB",
+		"[2026-11-29 10:00:40 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=14.57 GB",
+		"[2026-11-29 10:00:45 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		`  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 752, in init_memory_pool`,
+		"    raise RuntimeError(",
+		"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+		"[2026-11-29 10:00:45] Received sigquit from a child process. It usually means the child failed.",
+	}
+	if err := os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startVigil(t, sb.env, "watch", "--json", "--log", log, "--url", "http://127.0.0.1:1", "--stall-after", "5s", "--timeout", "60s")
+	if !p.wait(t, 60*time.Second) {
+		t.Fatalf("watch did not finish:\n%s", p.excerpt())
+	}
+	_, verdict, _ := parseEvents(p.stdout.Bytes())
+	if verdict.str("verdict") != "failed" || verdict.str("cause") != "gpu_oom" {
+		t.Fatalf("verdict %s/%s, want failed/gpu_oom\n%s", verdict.str("verdict"), verdict.str("cause"), p.excerpt())
+	}
+	p = startVigil(t, sb.env, "history", "--json")
+	if !p.wait(t, 20*time.Second) || p.code != 0 {
+		t.Fatalf("vigil history --json failed:\n%s", p.excerpt())
+	}
+	var hist []struct {
+		TotalS float64            `json:"total_s"`
+		Phases map[string]float64 `json:"phases"`
+		Mode   string             `json:"mode"`
+	}
+	if err := json.Unmarshal(p.stdout.Bytes(), &hist); err != nil || len(hist) != 1 {
+		t.Fatalf("history --json: %v, %d entries\n%s", err, len(hist), p.stdout.String())
+	}
+	h := hist[0]
+	if w := h.Phases["weights"]; w < 37.5 || w > 38.5 {
+		t.Errorf("weights took %.1fs by the history, want 38s (the stamps'): %+v", w, h)
+	}
+	if h.TotalS < 45 {
+		t.Errorf("total %.1fs, want at least the 45 s the stamps span: %+v", h.TotalS, h)
+	}
+}

@@ -205,6 +205,9 @@ func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *star
 	for name, x := range out.Result.Extras {
 		extras[name] = x // the judge's results (kernels, notable) go to the verdict and the history
 	}
+	if !out.Start.IsZero() {
+		info.Start = out.Start // attached late: the run began before vigil did
+	}
 	id, warn := hist.record(out.Result, info, model, extras)
 	if warn != "" {
 		r.Note(time.Now(), "%s", warn)

@@ -209,6 +209,8 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 			notes = append(notes, note)
 		}
 		spec.Log, spec.Offset, spec.WaitForFile = log, offset, wait
+		// What the log already holds of this run is timed by its stamps.
+		spec.Backlog = monitor.ReadBacklog(log, offset, time.Now())
 	}
 	if !logExists {
 		notes = append(notes, fmt.Sprintf("waiting for %s to appear (within --timeout %s)", opts.log, cfg.Timeout.Round(time.Second)))

@@ -62,6 +62,11 @@ type Spec struct {
 	Offset      int64
 	WaitForFile bool
 	Unit        *Unit
+	// Backlog, when set, is what the log already held of this run when
+	// vigil attached (ReadBacklog): its lines are judged at their stamps'
+	// times, and the startup began at the first of them if that is before
+	// Start.
+	Backlog *Backlog
 	// URL is the server's base URL; its kind's health path is probed.
 	URL string
 	// APIKey is sent with the health probes (servers started with a key
@@ -122,6 +127,9 @@ type Outcome struct {
 	// Offset is how far into the log the lines handed to the judge reach:
 	// where judging the server's life after ready ([Follow]) reads on.
 	Offset int64
+	// Start is when the judged startup began: Spec.Start, or the first
+	// stamp of the Backlog when that is earlier.
+	Start time.Time
 }
 
 // DefaultOOMRecord searches the kernel's log for the OOM-killer record of
@@ -166,9 +174,13 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	start := spec.Start
+	if b := spec.Backlog.Start(); !b.IsZero() && b.Before(start) {
+		start = b
+	}
 	m := &monitor{
 		spec: spec, deps: deps, sink: sink,
-		j:        judge.New(spec.Judge, spec.Start),
+		j:        judge.New(spec.Judge, start),
 		lines:    make(chan logline.Line, 4096),
 		health:   make(chan observe.Health, 16),
 		activity: make(chan observe.Activity, 16),
@@ -195,7 +207,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		return Outcome{}, err
 	}
 	m.evidence(res)
-	return Outcome{Result: res, Status: m.status(m.deps.Now()), Offset: m.emitted.Load()}, nil
+	return Outcome{Result: res, Status: m.status(m.deps.Now()), Offset: m.emitted.Load(), Start: start}, nil
 }
 
 func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
@@ -228,7 +240,7 @@ func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
 
 func (m *monitor) session() *Session {
 	return &Session{
-		Judge: m.j, Now: m.deps.Now,
+		Judge: m.j, Now: m.deps.Now, Backlog: m.spec.Backlog,
 		Lines: m.lines, Health: m.health, Activity: m.activity, Exit: m.exit, Notes: m.notes,
 		OnNote: func(at time.Time, msg string) { m.sink.Note(at, "%s", msg) },
 		Sink:   func(e observe.Event) { m.sink.Event(e, m.status(e.At)) },

@@ -15,8 +15,10 @@ import (
 // the sink. One goroutine owns the judge; the sources talk to it over
 // channels.
 type Session struct {
-	Judge    *judge.Judge
-	Now      func() time.Time
+	Judge *judge.Judge
+	Now   func() time.Time
+	// Backlog times the lines the log held at attach (nil: none).
+	Backlog  *Backlog
 	Lines    <-chan logline.Line
 	Health   <-chan observe.Health
 	Activity <-chan observe.Activity
@@ -76,7 +78,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 				lines = nil
 				continue
 			}
-			s.Judge.Line(l, s.Now())
+			s.Judge.Line(l, s.Backlog.At(l, s.Now()))
 			// Take whatever else is already queued before deciding, so a
 			// burst of lines is judged as a whole.
 			s.drainLines(&lines)
@@ -135,7 +137,7 @@ func (s *Session) drainLines(lines *<-chan logline.Line) {
 				*lines = nil
 				return
 			}
-			s.Judge.Line(l, s.Now())
+			s.Judge.Line(l, s.Backlog.At(l, s.Now()))
 		default:
 			return
 		}
