@@ -175,22 +175,15 @@ func diffStartups(a, b history.Startup) startupDiff {
 	d.Cause = ifChanged(a.Cause, b.Cause)
 
 	d.Config = configDiff{Added: srvconfig.Config{}, Removed: srvconfig.Config{}, Changed: map[string]changed{}}
-	am, bm := a.Config.Map(), b.Config.Map()
-	for _, kv := range b.Config {
-		old, ok := am[kv.Key]
-		switch {
-		case !ok:
-			d.Config.Added = d.Config.Added.Merge([]srvconfig.KV{kv})
-		case old != bm[kv.Key]:
-			if _, seen := d.Config.Changed[kv.Key]; !seen {
-				d.Config.order = append(d.Config.order, kv.Key)
-			}
-			d.Config.Changed[kv.Key] = changed{old, bm[kv.Key]}
-		}
-	}
-	for _, kv := range a.Config {
-		if _, ok := bm[kv.Key]; !ok {
-			d.Config.Removed = d.Config.Removed.Merge([]srvconfig.KV{{Key: kv.Key, Value: am[kv.Key]}})
+	for _, c := range srvconfig.Changes(a.Config, b.Config) {
+		switch c.Kind {
+		case "added":
+			d.Config.Added = d.Config.Added.Merge([]srvconfig.KV{{Key: c.Key, Value: c.New}})
+		case "removed":
+			d.Config.Removed = d.Config.Removed.Merge([]srvconfig.KV{{Key: c.Key, Value: c.Old}})
+		default:
+			d.Config.order = append(d.Config.order, c.Key)
+			d.Config.Changed[c.Key] = changed{c.Old, c.New}
 		}
 	}
 

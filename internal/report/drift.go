@@ -10,12 +10,6 @@ import (
 	"vigil/internal/srvconfig"
 )
 
-// Change is one configuration key that differs between two startups.
-type Change = srvconfig.Change
-
-// ConfigChanges lists the keys that differ from old to cur (srvconfig.Changes).
-func ConfigChanges(old, cur srvconfig.Config) []Change { return srvconfig.Changes(old, cur) }
-
 type driftView struct {
 	// First: no earlier startup of this model on this host.
 	First bool
@@ -47,7 +41,7 @@ func driftOf(prev, cur history.Startup, loc *time.Location) driftView {
 	if headline(prev) != headline(cur) {
 		d.Verdict = headline(prev) + " → " + headline(cur)
 	}
-	changes := ConfigChanges(prev.Config, cur.Config)
+	changes := srvconfig.Changes(prev.Config, cur.Config)
 	var nc, na, nr int
 	for i, c := range changes {
 		c.Old, c.New = hideSecret(c.Key, c.Old), hideSecret(c.Key, c.New)
