@@ -31,6 +31,11 @@ type Config struct {
 	StallAfter time.Duration
 	// Timeout is the whole startup's budget.
 	Timeout time.Duration
+	// Attached, when after the start, is when vigil attached to a startup
+	// already under way (the lines before are judged at their stamps'
+	// times): the budget and the quiet before a stall count from then, as
+	// they would have without those stamps.
+	Attached time.Time
 	// URLGuessed is true when the health URL was not given but guessed;
 	// then a server whose ready line came but whose guessed port never
 	// answers is still called ready, with a warning.
@@ -115,13 +120,16 @@ type recentLine struct {
 
 // Judge is the state machine. Its zero value is not usable: use New.
 type Judge struct {
-	cfg     Config
-	prof    *classify.Profile
-	server  string
-	start   time.Time
-	phase   v.Phase
-	phaseIx int
-	spans   []observe.PhaseSpan
+	cfg    Config
+	prof   *classify.Profile
+	server string
+	start  time.Time
+	// budgetFrom is when the budget counts from: the start, or the attach
+	// (Config.Attached).
+	budgetFrom time.Time
+	phase      v.Phase
+	phaseIx    int
+	spans      []observe.PhaseSpan
 
 	lastProgress time.Time
 	lastLineAt   time.Time
@@ -182,7 +190,11 @@ type Judge struct {
 
 // New starts judging a startup that began at start.
 func New(cfg Config, start time.Time) *Judge {
-	j := &Judge{cfg: cfg, start: start, lastProgress: start, warned: map[string]bool{}, phaseAt: start}
+	budgetFrom := start
+	if cfg.Attached.After(start) {
+		budgetFrom = cfg.Attached
+	}
+	j := &Judge{cfg: cfg, start: start, budgetFrom: budgetFrom, lastProgress: budgetFrom, warned: map[string]bool{}, phaseAt: start}
 	kind := cfg.Server
 	if kind == "" || kind == "auto" {
 		kind = classify.DetectCommand(cfg.Argv)
@@ -659,7 +671,7 @@ func (j *Judge) decide(now time.Time) *observe.Result {
 		}
 		return j.stalled(now)
 	}
-	if j.cfg.Timeout > 0 && now.Sub(j.start) >= j.cfg.Timeout {
+	if j.cfg.Timeout > 0 && now.Sub(j.budgetFrom) >= j.cfg.Timeout {
 		return j.timedOut(now)
 	}
 	return nil
@@ -876,7 +888,7 @@ func (j *Judge) timedOut(now time.Time) *observe.Result {
 		ev = append(ev, fmt.Sprintf("[vigil] progress: %s %d/%d (%d%%)", j.progress.Desc, j.progress.Done, j.progress.Total, j.progress.Percent))
 	}
 	ev = append(ev, j.lastLines(3)...)
-	return &observe.Result{Verdict: v.Timeout, Summary: fmt.Sprintf("still in %s after %s", j.phase, fmtDur(now.Sub(j.start))),
+	return &observe.Result{Verdict: v.Timeout, Summary: fmt.Sprintf("still in %s after %s", j.phase, fmtDur(now.Sub(j.budgetFrom))),
 		Evidence: ev, Hint: "the startup was still making progress: give it a longer --timeout, or make the slow step faster (local weights, a warm compile cache)"}
 }
 

@@ -592,3 +592,32 @@ func TestLearnedConfigComparesLikeWithLike(t *testing.T) {
 		})
 	}
 }
+
+// Attached to a startup already under way, the judge starts at the run's
+// first stamp but counts the budget and the quiet from the attach: the
+// lines before it, judged at their stamps' times, may come a moment after
+// the first tick.
+func TestAttachedCountsTheBudgetFromTheAttach(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	attach := t0.Add(45 * time.Second)
+	j := New(Config{Server: "sglang", StallAfter: 5 * time.Second, Timeout: 60 * time.Second, Attached: attach}, t0)
+	if r := j.Tick(attach.Add(50 * time.Millisecond)); r != nil {
+		t.Fatalf("judged before the backlog was read: %+v", r)
+	}
+	j.Line(logline.Line{Text: "[2026-11-29 10:00:02 TP0] Load weight begin. avail mem=70 GB"}, t0.Add(2*time.Second))
+	j.Line(logline.Line{Text: "[2026-11-29 10:00:45 TP0] Load weight end. type=Qwen2"}, attach)
+	for now := attach; now.Before(attach.Add(59 * time.Second)); now = now.Add(time.Second) {
+		j.Activity(observe.Activity{Busy: true}, now)
+		if r := j.Tick(now); r != nil {
+			t.Fatalf("judged %s at %v after the attach, want nothing before the budget runs out", r.Verdict, now.Sub(attach))
+		}
+	}
+	r := j.Tick(attach.Add(60 * time.Second))
+	if r == nil || r.Verdict != v.Timeout {
+		t.Fatalf("got %+v, want a timeout 60 s after the attach", r)
+	}
+	spans := r.Phases
+	if len(spans) < 2 || !spans[0].Start.Equal(t0) || !spans[1].Start.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("phase spans %+v, want launch at the first stamp and weights 2 s later", spans)
+	}
+}

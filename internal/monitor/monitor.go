@@ -174,13 +174,13 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	start := spec.Start
+	start, jcfg := spec.Start, spec.Judge
 	if b := spec.Backlog.Start(); !b.IsZero() && b.Before(start) {
-		start = b
+		start, jcfg.Attached = b, spec.Start
 	}
 	m := &monitor{
 		spec: spec, deps: deps, sink: sink,
-		j:        judge.New(spec.Judge, start),
+		j:        judge.New(jcfg, start),
 		lines:    make(chan logline.Line, 4096),
 		health:   make(chan observe.Health, 16),
 		activity: make(chan observe.Activity, 16),

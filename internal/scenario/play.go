@@ -33,6 +33,10 @@ type PlayOptions struct {
 	Signal func(sig syscall.Signal)
 	// SignalGrace is how long to wait after Signal returns (0: 5 s).
 	SignalGrace time.Duration
+	// AfterEvent, when set, is called after timeline event i has been
+	// acted out and before the wait for the next: a test holds the player
+	// there to look at its endpoints without racing the clock.
+	AfterEvent func(i int)
 }
 
 // ExitError is how Play reports that the scenario ended the process: with
@@ -71,12 +75,15 @@ func Play(ctx context.Context, sc *Scenario, opts PlayOptions) error {
 	defer p.setListening(false)
 
 	start := time.Now()
-	for _, ev := range sc.Timeline {
+	for i, ev := range sc.Timeline {
 		if err := sleepUntil(ctx, start.Add(secs(ev.T))); err != nil {
 			return err
 		}
 		if err := p.do(ctx, ev); err != nil {
 			return err
+		}
+		if p.opts.AfterEvent != nil {
+			p.opts.AfterEvent(i)
 		}
 	}
 	<-ctx.Done()

@@ -134,32 +134,43 @@ func TestPlayTimelineAndHealth(t *testing.T) {
 		{"t":1.3,"exit":3}]`)
 	var exited []int
 	var mu sync.Mutex
-	p := start(t, s, PlayOptions{Exit: func(code int) { mu.Lock(); exited = append(exited, code); mu.Unlock() }})
+	// The player waits after each event until the endpoints have been
+	// looked at, so the answers never depend on how late a probe runs.
+	after, resume := make(chan int), make(chan struct{})
+	p := start(t, s, PlayOptions{
+		Exit:       func(code int) { mu.Lock(); exited = append(exited, code); mu.Unlock() },
+		AfterEvent: func(i int) { after <- i; <-resume },
+	})
 
 	type probe struct {
-		at   time.Duration
 		path string
 		code int
 		body string
 	}
-	t0 := time.Now()
-	for _, pr := range []probe{
-		{0.05e9, "/health", 0, ""},
-		{0.35e9, "/health", 503, "{}"},
-		{0.4e9, "/get_model_info", 503, "{}"},
-		{0.45e9, "/v1/models", 503, "{}"},
-		{0.75e9, "/health", 200, `{"ok":true}`},
-		{0.8e9, "/health_generate", 200, `{"ok":true}`},
-		{0.85e9, "/v1/models", 200, `{"object":"list","data":[{"id":"org/m","object":"model"}]}`},
-		{1.15e9, "/health", 0, ""},
-	} {
-		time.Sleep(time.Until(t0.Add(pr.at)))
-		code, body := p.status(t, pr.path)
-		if code != pr.code || body != pr.body {
-			t.Errorf("at %v GET %s = %d %q, want %d %q", pr.at, pr.path, code, body, pr.code, pr.body)
-		}
+	// What the endpoints answer once the event at each index is done.
+	want := map[int][]probe{
+		2: {{"/health", 0, ""}},
+		3: {{"/health", 503, "{}"}, {"/get_model_info", 503, "{}"}, {"/v1/models", 503, "{}"}},
+		4: {{"/health", 200, `{"ok":true}`}, {"/health_generate", 200, `{"ok":true}`},
+			{"/v1/models", 200, `{"object":"list","data":[{"id":"org/m","object":"model"}]}`}},
+		5: {{"/health", 0, ""}},
 	}
-	err := p.wait(t, 2*time.Second)
+	for range 6 { // the exit event, the seventh, ends Play
+		var i int
+		select {
+		case i = <-after:
+		case <-time.After(time.Minute):
+			t.Fatal("the player did not act out its timeline")
+		}
+		for _, pr := range want[i] {
+			code, body := p.status(t, pr.path)
+			if code != pr.code || body != pr.body {
+				t.Errorf("after event %d GET %s = %d %q, want %d %q", i, pr.path, code, body, pr.code, pr.body)
+			}
+		}
+		resume <- struct{}{}
+	}
+	err := p.wait(t, time.Minute)
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 3 || exit.Signal != 0 {
 		t.Errorf("Play = %v, want an *ExitError with code 3", err)
