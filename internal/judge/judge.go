@@ -108,6 +108,7 @@ type recentLine struct {
 // Judge is the state machine. Its zero value is not usable: use New.
 type Judge struct {
 	cfg     Config
+	base    Config // as given to New, for a restart (restart.go)
 	prof    *classify.Profile
 	server  string
 	start   time.Time
@@ -182,7 +183,7 @@ func New(cfg Config, start time.Time) *Judge {
 	if cfg.Readiness == (Readiness{}) {
 		cfg.Readiness = LiveReadiness
 	}
-	j := &Judge{cfg: cfg, start: start, lastProgress: start, warned: map[string]bool{}, phaseAt: start}
+	j := &Judge{cfg: cfg, base: cfg, start: start, lastProgress: start, warned: map[string]bool{}, phaseAt: start}
 	kind := cfg.Server
 	if kind == "" || kind == "auto" {
 		kind = classify.DetectCommand(cfg.Argv)
@@ -257,6 +258,9 @@ func (j *Judge) Events() []observe.Event {
 func (j *Judge) Line(l logline.Line, now time.Time) {
 	if j.result != nil {
 		return
+	}
+	if l.Fresh && j.lines > 0 {
+		j.restart(now)
 	}
 	j.lines++
 	if j.waiting != nil {
