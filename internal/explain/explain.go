@@ -20,11 +20,14 @@
 // # Offline verdicts
 //
 // Time comes from the lines' stamps (unstamped lines take the last stamp),
-// so the judge settles a fatal error's evidence as it would live. A run is
-// ready at its ready line; a server whose readiness is its health answer
+// so the judge settles a fatal error's evidence as it would live. The
+// health answers in the server's access log are the judge's probes, and
+// its readiness rules are the live ones with judge.LogReadiness's numbers:
+// a run is ready at its ready line unless the answers of the next 10 s (or
+// 200 lines) say otherwise; a server whose readiness is its health answer
 // (vLLM, TensorRT-LLM) is ready once it said it listens and nothing went
-// wrong for 10 s (or 200 lines); health answers in its access log count as
-// probes. Once a run has its verdict its further lines are only counted.
+// wrong for as long. Once a run has its verdict its further lines are only
+// counted.
 // Redraws of a progress bar between its first and last state are skipped.
 // A generation's answer (bad_output) cannot be judged from a log.
 //
@@ -382,7 +385,7 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	if m.flags&fLoose != 0 && st.ended() {
 		return true // the run had ended; the unclocked lines are a short-lived process's
 	}
-	if st.idle() {
+	if st.ready() {
 		return false // no jump ends a ready run: a ready server may idle for hours
 	}
 	t := c.stamp(i, sp)

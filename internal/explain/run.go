@@ -18,12 +18,6 @@ const (
 	// logs, or a traceback printed within one second); the live judge
 	// would have decided after judge.SettleMax.
 	settleLines = 400
-	// upSettle and upSettleLines: a server without a ready line of its
-	// own (vLLM, TensorRT-LLM) is ready offline once it said it listens
-	// ("Application startup complete") and this long passed, by the
-	// stamps or in lines, without an error or a bad health answer.
-	upSettle      = 10 * time.Second
-	upSettleLines = 200
 	// gapAfterFailure: after a failure, a line stamped this much later
 	// (or earlier by backGap) than the run's last stamp starts a new run
 	// even without a start banner.
@@ -32,9 +26,6 @@ const (
 	// sameCrashGap: the same start-up crash stamped this much later than
 	// the last one is a restart, not another rank.
 	sameCrashGap = 30 * time.Second
-	// badRunEnd: a log that ends in this many bad health answers in a row
-	// ends unhealthy (fewer may be a moment's hiccup).
-	badRunEnd = 2
 	// ringSize lines are kept for the evidence of a run without verdict.
 	ringSize = 6
 	// maxSpans bounds the phase changes kept per run: a hostile log can
@@ -59,20 +50,6 @@ type runState struct {
 	spans  []observe.PhaseSpan
 	// fatal is the line number of the first fatal line, or 0.
 	fatal int64
-	// up: the HTTP server said it is up (line number and time).
-	up   int64
-	upAt time.Time
-	// badRun counts the bad health answers in a row at the end of the
-	// answers seen in the log so far (0: the last one was good), bad the
-	// last of them.
-	badRun int
-	bad    observe.Health
-	// readyNo is the line of the ready verdict while the run is on
-	// probation (0: not), readyAt its time; badLines are the bad health
-	// answers seen on probation (badRunEnd at most).
-	readyNo  int64
-	readyAt  time.Time
-	badLines []string
 	// banners are the start banners this run printed (a few).
 	banners []string
 	// died: the run printed a start-up crash block (crash.go) ending in
@@ -84,9 +61,10 @@ type runState struct {
 	ring   [ringSize]string
 	ringN  int
 	server string
-	// readyLine is the line of the ready verdict (0: none); tail the
-	// lines after it that tell how the life ended (life.go); atLogEnd is
-	// set when the log ends with the run.
+	// readyLine is the ready line, or the line of a ready verdict
+	// without one (0: none); tail the lines after it that tell how the
+	// life ended (life.go); atLogEnd is set when the log ends with the
+	// run.
 	readyLine int64
 	tail      lifeTail
 	atLogEnd  bool
@@ -98,7 +76,9 @@ func newRun(server string, first *logline.Span, t0 int64) *runState {
 	st := &runState{off: first.Off, first: first.No, last: first.No}
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
-	st.j = judge.New(judge.Config{Server: server, NoHealth: true}, st.t0)
+	// Offline the health answers are those of the access log, and the
+	// readiness rules take their offline numbers.
+	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness}, st.t0)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
 	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
@@ -111,52 +91,16 @@ func (st *runState) now() time.Time { return time.Unix(0, st.t) }
 // idle: the run is ready, so its further lines change nothing but its
 // line count and end.
 func (st *runState) idle() bool {
-	return st.result != nil && st.result.Verdict == v.Ready && !st.probation()
+	return st.result != nil && st.result.Verdict == v.Ready
 }
 
-// probation: the run printed its ready line a moment ago; the health
-// answers in its access log may still show it unhealthy.
-func (st *runState) probation() bool { return st.readyNo > 0 }
-
-// afterReady reads a line of a run on probation: a good health answer
-// confirms it ready, bad ones in a row make it a health failure, and the
-// probation ends after upSettle (by the stamps) or upSettleLines.
-func (st *runState) afterReady(l *logline.Span, now time.Time) {
-	if now.Sub(st.readyAt) >= upSettle || l.No-st.readyNo >= upSettleLines {
-		st.readyNo = 0
-		return
+// ready: the run is ready, or its judge holds a ready verdict while it
+// waits for the health answers after the ready line (judge.Readiness).
+func (st *runState) ready() bool {
+	if st.result != nil {
+		return st.result.Verdict == v.Ready
 	}
-	text := l.Text
-	if strings.Contains(text, "HTTP/1.") || strings.Contains(text, "request: ") {
-		if h, ok := accessHealth(text); ok {
-			if h.State == observe.HealthOK {
-				st.readyNo = 0
-				return
-			}
-			st.badRun++
-			st.bad = h
-			st.badLines = append(st.badLines, clip(text, 300))
-			if st.badRun >= badRunEnd {
-				st.unhealthy()
-			}
-		}
-	}
-}
-
-// unhealthy turns a ready verdict into a health failure: after its ready
-// line the server's access log shows its health endpoint answering badly.
-func (st *runState) unhealthy() {
-	r := st.result
-	ev := append([]string{}, r.Evidence[:min(1, len(r.Evidence))]...)
-	ev = append(ev, st.badLines...)
-	phase := v.Serving
-	if n := len(st.spans); n >= 2 {
-		phase = st.spans[n-2].Phase // the one before ready
-	}
-	st.result = &observe.Result{Verdict: v.Failed, Cause: v.Health, Phase: phase, At: r.At,
-		Summary:  fmt.Sprintf("the server printed its ready line but /health then answered HTTP %d", st.bad.Code),
-		Evidence: ev, Hint: judge.UnhealthyHint, RuleID: "health.after_ready"}
-	st.readyNo = 0
+	return st.j.Phase() == v.PhaseReady
 }
 
 // stampAt takes the stamp t (Unix ns) of the latest line.
@@ -178,9 +122,6 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 		st.died, st.diedLine = true, strings.Clone(l.Text)
 	}
 	if st.result != nil {
-		if st.probation() {
-			st.afterReady(l, st.now())
-		}
 		return
 	}
 	if m.flags&fSkip != 0 {
@@ -192,7 +133,9 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 	// The line's text lives in a read buffer that is reused: whatever
 	// keeps it (the judge, the evidence ring) gets a copy.
 	text := strings.Clone(l.Text)
-	if strings.TrimSpace(text) != "" {
+	if strings.TrimSpace(text) != "" && st.j.Phase() != v.PhaseReady {
+		// (After the ready line, while the judge waits for health
+		// answers, the lines are the life after ready's.)
 		st.ring[st.ringN%ringSize] = text
 		st.ringN++
 	}
@@ -210,31 +153,28 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 	}
 	st.j.Line(logline.Line{Text: text, Offset: l.Off, CR: l.CR, Cut: l.Cut}, now)
 	st.drain()
-	st.watch(text, now)
+	st.answer(text, now)
 	if st.tick(now) {
 		return
 	}
-	switch {
-	case st.fatal > 0 && st.last-st.fatal >= settleLines:
+	if st.fatal > 0 && st.last-st.fatal >= settleLines {
 		st.tick(now.Add(judge.SettleMax))
-	case st.up > 0 && st.fatal == 0 && st.badRun == 0 && !st.prof.ReadyNeedsLine &&
-		(now.Sub(st.upAt) >= upSettle || st.last-st.up >= upSettleLines):
-		st.readyByUp()
 	}
 }
 
 // tick asks the judge for a verdict at now.
 func (st *runState) tick(now time.Time) bool {
-	r := st.j.Tick(now)
+	return st.took(st.j.Tick(now))
+}
+
+// took takes the judge's verdict r, if any.
+func (st *runState) took(r *observe.Result) bool {
 	if r == nil {
 		return false
 	}
 	st.result = r
 	st.drain()
-	if r.Verdict == v.Ready {
-		// See what the health answers say next (readyByUp has waited
-		// already and ends this).
-		st.readyNo, st.readyAt, st.badRun = st.last, now, 0
+	if r.Verdict == v.Ready && st.readyLine == 0 {
 		st.readyLine = st.last
 	}
 	return true
@@ -256,103 +196,22 @@ func (st *runState) drain() {
 			if st.fatal == 0 {
 				st.fatal = st.last
 			}
+		case observe.ReadyLine:
+			st.readyLine = st.last
 		}
 	}
 }
 
-// watch looks for what only the log can tell offline: the server saying
-// it listens, and health answers in its access log.
-func (st *runState) watch(t string, now time.Time) {
-	if st.up == 0 && classify.SaysListening(t) {
-		st.up, st.upAt = st.last, now
+// answer feeds the health answer an access-log line holds, if any.
+func (st *runState) answer(t string, now time.Time) {
+	if !classify.MayBeAccess(t) {
+		return
 	}
-	if strings.Contains(t, "HTTP/1.") || strings.Contains(t, "request: ") {
-		if h, ok := accessHealth(t); ok {
-			h.Seen = clip(t, 300)
-			if h.State == observe.HealthOther {
-				st.badRun++
-				st.bad = h
-			} else {
-				st.badRun = 0
-			}
-			st.j.Health(h, now)
-			st.drain()
-		}
+	if h, ok := classify.AccessHealth(t); ok {
+		h.Seen = clip(t, 300)
+		st.j.Health(h, now)
+		st.drain()
 	}
-}
-
-// readyByUp decides ready for a server whose readiness is its health
-// answer: it said it listens and nothing went wrong since.
-func (st *runState) readyByUp() {
-	st.j.Health(observe.Health{State: observe.HealthOK, Code: 200,
-		Seen: "[vigil] no error and no bad health answer in the log after the server said it listens"}, st.upAt)
-	st.tick(st.upAt)
-	st.readyNo = 0
-}
-
-// healthPaths are the endpoints whose answers tell the server's health.
-var healthPaths = map[string]bool{
-	"/health": true, "/health_generate": true, "/v1/models": true, "/ping": true,
-	"/get_model_info": true, "/model_info": true, "/get_server_info": true,
-}
-
-// accessHealth reads a health answer from an access-log line: uvicorn's
-// `"GET /health HTTP/1.1" 500 Internal Server Error` or llama.cpp's
-// `request: GET /health 127.0.0.1 503`. A 2xx answer to any request means
-// the server answers; other statuses count only from health endpoints.
-func accessHealth(line string) (observe.Health, bool) {
-	var method, path string
-	code := 0
-	if i := strings.Index(line, " HTTP/1."); i > 0 {
-		q := strings.LastIndexByte(line[:i], '"')
-		if q < 0 {
-			return observe.Health{}, false
-		}
-		method, path, _ = strings.Cut(line[q+1:i], " ")
-		code = statusAfter(line[i+1:])
-	} else if i := strings.Index(line, "request: "); i >= 0 {
-		f := strings.Fields(line[i+9:])
-		if len(f) < 4 {
-			return observe.Health{}, false
-		}
-		method, path = f[0], f[1]
-		code = leadingInt(f[3])
-	}
-	if method == "" || code < 100 || code > 599 {
-		return observe.Health{}, false
-	}
-	path, _, _ = strings.Cut(path, "?")
-	switch {
-	case code >= 200 && code < 300:
-		return observe.Health{State: observe.HealthOK, Code: code}, true
-	case !healthPaths[path], code == 401 || code == 403:
-		// A refused API key says nothing about the server's health.
-		return observe.Health{}, false
-	case code == 503:
-		return observe.Health{State: observe.HealthStarting, Code: code}, true
-	}
-	return observe.Health{State: observe.HealthOther, Code: code}, true
-}
-
-// statusAfter reads the status after `1.1" ` in an access line.
-func statusAfter(s string) int {
-	i := strings.IndexByte(s, '"')
-	if i < 0 {
-		return 0
-	}
-	return leadingInt(strings.TrimLeft(s[i+1:], " "))
-}
-
-func leadingInt(s string) int {
-	n, d := 0, 0
-	for d < len(s) && d < 4 && s[d] >= '0' && s[d] <= '9' {
-		n = n*10 + int(s[d]-'0')
-		d++
-	}
-	if d != 3 {
-		return 0
-	}
-	return n
 }
 
 // progressed: the run got past starting its processes (so a banner now is
@@ -368,14 +227,14 @@ func (st *runState) progressed() bool {
 // ended: the run has a verdict, announced a failure, or its output ends
 // in an error.
 func (st *runState) ended() bool {
-	return st.result != nil || st.failed()
+	return st.result != nil || st.ready() || st.failed()
 }
 
 // failed: the run failed, announced a failure, or its output ends in an
 // error (the traceback a dying Python process prints last).
 func (st *runState) failed() bool {
-	if st.result != nil {
-		return st.result.Verdict == v.Failed
+	if st.result != nil || st.ready() {
+		return st.result != nil && st.result.Verdict == v.Failed
 	}
 	return st.fatal > 0 || st.died || st.endsInError() && st.j.Offline().Verdict == v.Failed
 }
@@ -473,20 +332,11 @@ func (st *runState) acceptsJump(t int64) bool {
 // finish decides what the run's lines support and describes it.
 func (st *runState) finish() *Run {
 	end := st.now()
-	if st.result == nil && st.badRun >= badRunEnd {
-		// The log ends in bad health answers: the server was stopped
-		// unhealthy. Live, the probes would have gone on answering so.
-		for i := range 3 {
-			st.j.Health(st.bad, end.Add(time.Duration(i+1)*time.Second))
-		}
-	}
 	if st.result == nil {
-		// A fatal line settles, a bad health streak counts, as they would
-		// have live once time moved on.
-		st.tick(end.Add(judge.SettleMax + 3*time.Second))
-	}
-	if st.result == nil && st.up > 0 && st.badRun == 0 && !st.prof.ReadyNeedsLine {
-		st.readyByUp()
+		// A fatal line settles, a bad health streak counts, a ready line
+		// or a listening server is believed, as they would have live once
+		// time moved on.
+		st.took(st.j.LogEnds(end))
 	}
 	if st.result == nil && (st.j.Offline().Verdict == v.Failed || st.endsInError()) {
 		// Errors but no fatal line, and the log ends: the server died of

@@ -340,6 +340,10 @@ type runner struct {
 	lastErr   string // last ReadError message, to report each error once
 
 	watchFailed bool // a PollingOnly event about the watch was sent
+
+	// fresh: a truncation or rotation was reported, and the next line
+	// emitted is the first of the new content (logline.Line.Fresh).
+	fresh bool
 }
 
 func (r *runner) close() {
@@ -349,6 +353,9 @@ func (r *runner) close() {
 }
 
 func (r *runner) event(k EventKind, format string, args ...any) {
+	if k == Truncated || k == Rotated {
+		r.fresh = true
+	}
 	if r.f.opts.OnEvent != nil {
 		r.f.opts.OnEvent(Event{Kind: k, Msg: fmt.Sprintf(format, args...), At: time.Now()})
 	}
@@ -365,8 +372,15 @@ func (r *runner) readError(err error) {
 func (r *runner) emitAt(at time.Time) func(logline.Line) {
 	return func(l logline.Line) {
 		l.At = at
-		r.emit(l)
+		r.out(l)
 	}
+}
+
+// out emits l, marked Fresh when it is the first line after a truncation
+// or rotation.
+func (r *runner) out(l logline.Line) {
+	l.Fresh, r.fresh = r.fresh, false
+	r.emit(l)
 }
 
 // relevant reports whether ev may concern the followed file. Once the
@@ -585,7 +599,7 @@ func (r *runner) reportPartial() {
 	}
 	r.partialAt = r.sp.Offset()
 	l.At = time.Now()
-	r.emit(l)
+	r.out(l)
 }
 
 // ReadAll reads a finished file or stream to its end and calls emit for

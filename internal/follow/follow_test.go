@@ -71,6 +71,19 @@ func (c *collector) all() []logline.Line {
 	return slices.Clone(c.lines)
 }
 
+// fresh returns the texts of the lines marked Fresh.
+func (c *collector) fresh() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, l := range c.lines {
+		if l.Fresh {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
+
 func (c *collector) hasEvent(k EventKind) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -194,6 +207,9 @@ func TestAppend(t *testing.T) {
 		}
 		if want := []int64{0, 6, 13}; !slices.Equal(offsets, want) {
 			t.Errorf("got offsets %v, want %v", offsets, want)
+		}
+		if got := c.fresh(); got != nil {
+			t.Errorf("lines %q of a log that only grew are marked fresh", got)
 		}
 		if got, want := f.Offset(), int64(19); got != want {
 			t.Errorf("got Offset() %d, want %d", got, want)
@@ -363,6 +379,9 @@ func TestCopyTruncate(t *testing.T) {
 		if !c.hasEvent(Truncated) {
 			t.Errorf("got no truncated event")
 		}
+		if got, want := c.fresh(), after[:1]; !slices.Equal(got, want) {
+			t.Errorf("fresh lines %q, want the first after the truncation, %q", got, want)
+		}
 	})
 }
 
@@ -411,6 +430,9 @@ func TestTruncatedAtStartOffset(t *testing.T) {
 	if got, want := c.complete(), []string{"this run: a longer first line"}; !slices.Equal(got, want) {
 		t.Errorf("got lines %q, want %q", got, want)
 	}
+	if got, want := c.fresh(), []string{"this run: a longer first line"}; !slices.Equal(got, want) {
+		t.Errorf("fresh lines %q, want %q", got, want)
+	}
 }
 
 func TestRotation(t *testing.T) {
@@ -440,6 +462,9 @@ func TestRotation(t *testing.T) {
 		waitLines(t, c, want)
 		if !c.hasEvent(Rotated) {
 			t.Errorf("got no rotated event")
+		}
+		if got, want := c.fresh(), fresh[:1]; !slices.Equal(got, want) {
+			t.Errorf("fresh lines %q, want the new file's first, %q", got, want)
 		}
 	})
 }

@@ -44,6 +44,9 @@ type Config struct {
 	Smoke bool
 	// NoHealth is true when there is no health endpoint to probe at all.
 	NoHealth bool
+	// Readiness are the numbers of the readiness rules (readiness.go);
+	// zero: LiveReadiness.
+	Readiness Readiness
 	// Expect are values the server's printed configuration must show.
 	Expect []srvconfig.Expect
 	// Learned is what history says about startups like this one, and
@@ -94,12 +97,6 @@ const SettleShort = 50 * time.Millisecond
 // printing.
 const SettleMax = 3 * time.Second
 
-// unansweredGrace is how long a ready line may stand without the health
-// URL answering before vigil trusts the line alone.
-func (j *Judge) unansweredGrace() time.Duration {
-	return max(3*time.Second, min(10*time.Second, j.cfg.StallAfter))
-}
-
 // signal is a line that says something went wrong.
 type signal struct {
 	rule      *classify.FailureRule
@@ -121,6 +118,7 @@ type recentLine struct {
 // Judge is the state machine. Its zero value is not usable: use New.
 type Judge struct {
 	cfg    Config
+	base   Config // as given to New, for a restart (restart.go)
 	prof   *classify.Profile
 	server string
 	start  time.Time
@@ -150,6 +148,13 @@ type Judge struct {
 	readyLineText string
 	upLineText    string
 	upSaidAt      time.Time
+	// lines counts the lines fed, upLines at the first up line; waiting
+	// is a ready verdict held for the answers after its line, holdReady
+	// set by the rule that asks for that (readiness.go).
+	lines     int
+	upLines   int
+	waiting   *waitingReady
+	holdReady bool
 
 	signals    []signal // lines with a cause or an exception
 	fatal      []signal // lines that end the startup
@@ -190,11 +195,14 @@ type Judge struct {
 
 // New starts judging a startup that began at start.
 func New(cfg Config, start time.Time) *Judge {
+	if cfg.Readiness == (Readiness{}) {
+		cfg.Readiness = LiveReadiness
+	}
 	budgetFrom := start
 	if cfg.Attached.After(start) {
 		budgetFrom = cfg.Attached
 	}
-	j := &Judge{cfg: cfg, start: start, budgetFrom: budgetFrom, lastProgress: budgetFrom, warned: map[string]bool{}, phaseAt: start}
+	j := &Judge{cfg: cfg, base: cfg, start: start, budgetFrom: budgetFrom, lastProgress: budgetFrom, warned: map[string]bool{}, phaseAt: start}
 	kind := cfg.Server
 	if kind == "" || kind == "auto" {
 		kind = classify.DetectCommand(cfg.Argv)
@@ -269,6 +277,13 @@ func (j *Judge) Events() []observe.Event {
 func (j *Judge) Line(l logline.Line, now time.Time) {
 	if j.result != nil {
 		return
+	}
+	if l.Fresh && j.lines > 0 {
+		j.restart(now)
+	}
+	j.lines++
+	if j.waiting != nil {
+		return // after a ready line only the health answers count (readiness.go)
 	}
 	j.lastLineAt = now
 	if j.server == "" {
@@ -379,6 +394,7 @@ func (j *Judge) sayUp(now time.Time) {
 	if !j.upSaid {
 		j.upSaid = true
 		j.upSaidAt = now
+		j.upLines = j.lines
 	}
 }
 
@@ -478,35 +494,6 @@ func (j *Judge) otherConfig(cfg srvconfig.Config, fp string) bool {
 	return false
 }
 
-// Health feeds one health probe result.
-func (j *Judge) Health(h observe.Health, now time.Time) {
-	if j.result != nil {
-		return
-	}
-	if h.State != j.health.State || h.Code != j.health.Code {
-		j.healthChanged = now
-		if !j.healthAt.IsZero() || h.State != observe.HealthRefused {
-			j.lastProgress = now
-		}
-		j.emit(now, observe.HealthChange{State: h.State, Code: h.Code})
-	}
-	if h.State == observe.HealthOK && j.health.State != observe.HealthOK {
-		j.healthOKSince = now
-	}
-	j.health, j.healthAt = h, now
-	// Only real answers with an unexpected status count against the
-	// server: a probe that times out or is reset says more about the
-	// network path than about the server.
-	if h.State == observe.HealthOther && j.upSaid {
-		if j.badHealth == 0 {
-			j.badHealthAt = now
-		}
-		j.badHealth++
-	} else {
-		j.badHealth = 0
-	}
-}
-
 // Activity feeds one liveness sample.
 func (j *Judge) Activity(a observe.Activity, now time.Time) {
 	if j.result != nil {
@@ -589,12 +576,17 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	if j.result != nil {
 		return nil
 	}
+	if j.waiting != nil {
+		return j.settleWaiting(now)
+	}
 	r := j.decide(now)
 	if r == nil {
 		return nil
 	}
 	r.Server = j.server
-	r.At = now
+	if r.At.IsZero() {
+		r.At = now // a rule may date the verdict earlier (readiness.go)
+	}
 	r.Phases = append([]observe.PhaseSpan(nil), j.spans...)
 	if r.Phase == "" {
 		r.Phase = j.phase
@@ -608,27 +600,16 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	r.Fingerprint = srvconfig.Fingerprint(j.server, r.Config)
 	j.attachPulse(r)
 	j.attachDrift(r)
+	if j.holdReady {
+		j.holdReady = false
+		j.waiting = &waitingReady{result: r, lines: j.lines}
+		return j.settleWaiting(now)
+	}
 	j.result = r
 	return r
 }
 
 const maxEvidence = 10
-
-// okGrace is how long a health 200 must hold, without the server's ready
-// line, before it alone means readiness. While the kind is unknown, the
-// log gets a moment to name it: some servers answer 200 before they are
-// usable. A server that prints a ready line as it starts answering 200
-// (llama.cpp, TGI) gets a moment to print it: a 200 without it is more
-// likely another process on the port, which the starting server is about
-// to fail to bind.
-func (j *Judge) okGrace() time.Duration {
-	if j.server == "" || len(j.prof.Ready) > 0 {
-		return okWithoutLineGrace
-	}
-	return 0
-}
-
-const okWithoutLineGrace = time.Second
 
 // maxSpans and maxEvents bound the phase list and the undrained events.
 const (
@@ -729,69 +710,6 @@ func (j *Judge) hasCause() bool {
 	return false
 }
 
-// readiness decides ready (or a health failure after the server said it
-// is up).
-func (j *Judge) readiness(now time.Time) *observe.Result {
-	if j.smokeState != 0 {
-		return nil
-	}
-	healthOK := j.health.State == observe.HealthOK
-	noEndpoint := j.cfg.NoHealth || j.health.State == observe.HealthNone
-	// A 401/403 is the server answering: trouble with the key, not with
-	// the server; its ready line decides.
-	authUp := j.health.State == HealthAuth && (j.readyLine || j.upSaid)
-	if authUp && !j.authSaid {
-		j.authSaid = true
-		j.emit(now, observe.Warning{Message: AuthHint})
-	}
-	ready := false
-	switch {
-	case authUp:
-		ready = true
-	case j.readyLine && (healthOK || noEndpoint):
-		ready = true
-	case healthOK && !j.prof.ReadyNeedsLine && now.Sub(j.healthOKSince) >= j.okGrace():
-		ready = true
-	case j.readyLine && now.Sub(j.readyLineAt) >= j.unansweredGrace() &&
-		(j.health.State == observe.HealthError || (j.cfg.URLGuessed && j.health.State == observe.HealthRefused)):
-		ready = true
-		msg := "the server says it is ready but nothing answers at the guessed URL; pass --url to check its health"
-		if j.health.State == observe.HealthError {
-			msg = "the server says it is ready but its health endpoint does not answer (" + j.health.Err + "); trusting its ready line"
-		}
-		j.emit(now, observe.Warning{Message: msg})
-	}
-	if ready {
-		for _, o := range srvconfig.Check(j.server, j.config.Config(), j.cfg.Expect) {
-			if o.Status == srvconfig.Pending {
-				j.emit(now, observe.Warning{Message: "never confirmed by the server's log: " + o.Expect.String()})
-			}
-		}
-		j.advance(v.PhaseReady, false, "", now)
-		if j.cfg.Smoke {
-			j.smokeState = 1
-			return nil
-		}
-		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: j.readySummary(now), Evidence: j.readyEvidence()}
-	}
-	// The server said it is up but its health endpoint keeps answering an
-	// unexpected status, or stays "starting" long after its ready line.
-	if j.upSaid && j.badHealth >= 3 && now.Sub(j.badHealthAt) >= time.Second {
-		return j.healthFailure(fmt.Sprintf("the server said it is up but /health keeps answering %s", j.healthText()))
-	}
-	if j.readyLine && j.health.State == observe.HealthStarting && j.cfg.StallAfter > 0 && now.Sub(j.readyLineAt) >= j.cfg.StallAfter {
-		return j.healthFailure(fmt.Sprintf("the server printed its ready line %.0fs ago but /health still answers 503", now.Sub(j.readyLineAt).Seconds()))
-	}
-	return nil
-}
-
-func (j *Judge) healthText() string {
-	if j.health.State == observe.HealthError {
-		return "with an error (" + j.health.Err + ")"
-	}
-	return fmt.Sprintf("HTTP %d", j.health.Code)
-}
-
 // HealthAuth is health.StateAuth: a 401 or 403 answer.
 const HealthAuth observe.HealthState = "auth"
 
@@ -800,18 +718,6 @@ const AuthHint = "the server refuses the API key (401/403): give it with --api-k
 
 // UnhealthyHint is the hint of a health failure.
 const UnhealthyHint = "the server is up but unhealthy: read its log after the ready line, and probe /health by hand; a 500 usually means the engine died after startup"
-
-func (j *Judge) healthFailure(summary string) *observe.Result {
-	ev := []string{fmt.Sprintf("[vigil] GET %s -> %s", j.prof.HealthPath, j.healthText())}
-	if j.health.Seen != "" {
-		ev[0] = j.health.Seen
-	}
-	if j.readyLine {
-		ev = append(ev, j.lastLines(2)...)
-	}
-	return &observe.Result{Verdict: v.Failed, Cause: v.Health, Summary: summary, Evidence: ev,
-		Hint: UnhealthyHint}
-}
 
 // readyEvidence is what proves readiness: the server's ready (or startup
 // complete) line and the health answer.

@@ -29,6 +29,9 @@ type Line struct {
 	Partial bool
 	// At is when vigil read the line (zero when unknown).
 	At time.Time
+	// Fresh marks the first line read after the file was truncated or
+	// rotated (follow): new content, which a judge takes as a new run.
+	Fresh bool
 }
 
 // Splitter turns a byte stream into Lines that own their text (they

@@ -1,6 +1,7 @@
 // Package procstat reads the evidence vigil needs to tell a slow startup from
 // a stuck one: CPU time, I/O, memory and thread states of a server's whole
-// process tree, read straight from Linux's /proc (no cgo, no dependencies).
+// process tree, read straight from Linux's /proc (no cgo; who holds a
+// listening port is read through prometheus/procfs).
 //
 // The /proc root is a field of [FS], so tests run against recorded trees
 // under testdata/ and a container can point it at a host /proc mount.

@@ -1,0 +1,143 @@
+package judge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"vigil/internal/logline"
+	"vigil/internal/observe"
+	v "vigil/internal/verdict"
+)
+
+// TestLogReadiness: offline, the same readiness rules read the health
+// answers of the access log with LogReadiness's numbers.
+func TestLogReadiness(t *testing.T) {
+	const (
+		sgArgs  = "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')"
+		sgLoad  = "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"
+		sgReady = "[2026-11-29 10:00:05] The server is fired up and ready to roll!"
+		vlLoad  = "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:1] Starting to load model x..."
+		vlUp    = "(APIServer pid=1) INFO:     Application startup complete."
+		noise   = "(APIServer pid=1) INFO:     a line"
+	)
+	answer := func(at float64, code int) step {
+		h := observe.Health{State: observe.HealthOther, Code: code, Seen: "GET /health " + string(rune('0'+code/100)) + "xx"}
+		switch {
+		case code == 200:
+			h.State = observe.HealthOK
+		case code == 503:
+			h.State = observe.HealthStarting
+		}
+		return hl(at, h)
+	}
+	lines := func(at float64, n int) []step {
+		var out []step
+		for range n {
+			out = append(out, ln(at, noise))
+		}
+		return out
+	}
+	cat := func(parts ...[]step) []step {
+		var out []step
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	start := []step{ln(0, sgArgs), ln(1, sgLoad), ln(5, sgReady)}
+	up := []step{ln(0, vlLoad), ln(3, vlUp)}
+	tests := []struct {
+		name    string
+		server  string
+		steps   []step
+		end     float64 // the log's last moment
+		verdict v.Verdict
+		cause   v.Cause
+		phase   v.Phase
+		rule    string
+		at      float64 // the verdict's time
+		// evidence is a substring the evidence must hold.
+		evidence string
+	}{
+		{name: "a ready line alone is believed, as of the line", server: "sglang", steps: start, end: 5,
+			verdict: v.Ready, phase: v.PhaseReady, at: 5},
+		{name: "two answers that are not good after the ready line", server: "sglang",
+			steps: cat(start, []step{answer(8, 503), answer(8, 503)}), end: 30,
+			verdict: v.Failed, cause: v.Health, phase: v.Weights, rule: "health.after_ready", at: 5, evidence: "GET /health 5xx"},
+		{name: "a good answer confirms the ready line", server: "sglang",
+			steps: cat(start, []step{answer(8, 503), answer(8, 200), answer(9, 500), answer(9, 500)}), end: 30,
+			verdict: v.Ready, phase: v.PhaseReady, at: 5},
+		{name: "bad answers after the wait are the life's, not the start's", server: "sglang",
+			steps: cat(start, []step{answer(16, 500), answer(16, 500)}), end: 30,
+			verdict: v.Ready, phase: v.PhaseReady, at: 5},
+		{name: "stamps that stand still: the wait is counted in lines", server: "sglang",
+			steps: cat(start, lines(5, 200), []step{answer(5, 500), answer(5, 500)}), end: 5,
+			verdict: v.Ready, phase: v.PhaseReady, at: 5},
+		{name: "a listening server with no answer against it", server: "vllm", steps: cat(up, lines(4, 3)), end: 20,
+			verdict: v.Ready, phase: v.PhaseReady, at: 3, evidence: "no error and no bad health answer"},
+		{name: "a listening server, the log ends at once", server: "vllm", steps: up, end: 3,
+			verdict: v.Ready, phase: v.PhaseReady, at: 3},
+		{name: "a listening server answering 500 twice as the log ends", server: "vllm",
+			steps: cat(up, []step{answer(4, 500), answer(5, 500)}), end: 5,
+			verdict: v.Failed, cause: v.Health, phase: v.Serving},
+		{name: "one 500 may be a hiccup", server: "vllm",
+			steps: cat(up, []step{answer(4, 500)}), end: 5},
+		{name: "a ready-line server is not ready by listening", server: "sglang",
+			steps: []step{ln(0, sgArgs), ln(1, "INFO:     Application startup complete.")}, end: 60},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(1_800_000_000, 0)
+			j := New(Config{Server: tt.server, Readiness: LogReadiness}, t0)
+			var r *observe.Result
+			for _, s := range tt.steps {
+				at := t0.Add(sec(s.at))
+				if s.health != nil {
+					j.Health(*s.health, at)
+				} else {
+					j.Line(logline.Line{Text: s.line}, at)
+				}
+				if r = j.Tick(at); r != nil {
+					break
+				}
+			}
+			if r == nil {
+				r = j.LogEnds(t0.Add(sec(tt.end)))
+			}
+			if tt.verdict == "" {
+				if r != nil {
+					t.Fatalf("got %s/%s (%s), want no verdict", r.Verdict, r.Cause, r.Summary)
+				}
+				return
+			}
+			if r == nil {
+				t.Fatalf("no verdict, want %s/%s", tt.verdict, tt.cause)
+			}
+			if r.Verdict != tt.verdict || r.Cause != tt.cause || r.Phase != tt.phase || r.RuleID != tt.rule {
+				t.Errorf("got %s/%s in %s (rule %q: %s), want %s/%s in %s (rule %q)", r.Verdict, r.Cause, r.Phase, r.RuleID, r.Summary, tt.verdict, tt.cause, tt.phase, tt.rule)
+			}
+			if tt.at != 0 && !r.At.Equal(t0.Add(sec(tt.at))) {
+				t.Errorf("decided as of %s, want %s", r.At.Sub(t0), sec(tt.at))
+			}
+			if tt.evidence != "" && !strings.Contains(strings.Join(r.Evidence, "\n"), tt.evidence) {
+				t.Errorf("evidence %q lacks %q", r.Evidence, tt.evidence)
+			}
+		})
+	}
+}
+
+// TestLiveReadinessIsTheDefault: a judge given no numbers takes the live
+// ones, so a ready line waits for the prober's good answer.
+func TestLiveReadinessIsTheDefault(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	j := New(Config{Server: "sglang"}, t0)
+	j.Line(logline.Line{Text: "[2026-11-29 10:00:05] The server is fired up and ready to roll!"}, t0)
+	if r := j.Tick(t0.Add(time.Hour)); r != nil {
+		t.Fatalf("ready line without an answer: got %s, want no verdict yet", r.Verdict)
+	}
+	j.Health(ok200, t0.Add(time.Hour))
+	if r := j.Tick(t0.Add(time.Hour)); r == nil || r.Verdict != v.Ready {
+		t.Fatalf("after a 200: got %+v, want ready", r)
+	}
+}

@@ -1,0 +1,76 @@
+package judge
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"vigil/internal/logline"
+	"vigil/internal/observe"
+	v "vigil/internal/verdict"
+)
+
+// TestFreshLineRestarts: the first line after a truncation or rotation
+// starts a new run; the judge forgets the lines before it, and times the
+// start from it. A log that only grew is one run.
+func TestFreshLineRestarts(t *testing.T) {
+	const (
+		args  = "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')"
+		load  = "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"
+		ready = "[2026-11-29 10:00:09] The server is fired up and ready to roll!"
+	)
+	tests := []struct {
+		name    string
+		fresh   bool
+		summary string
+		phases  []v.Phase
+	}{
+		{"truncated or rotated before the new start", true, "sglang is ready after 9.0s", []v.Phase{v.Launch, v.Init, v.PhaseReady}},
+		{"appended", false, "sglang is ready after 1m49s", []v.Phase{v.Launch, v.Init, v.Weights, v.PhaseReady}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(1_800_000_000, 0)
+			j := New(Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour}, t0)
+			j.Line(logline.Line{Text: args}, t0)
+			j.Line(logline.Line{Text: load}, t0.Add(time.Second))
+			restart := t0.Add(100 * time.Second)
+			j.Line(logline.Line{Text: args, Fresh: tt.fresh}, restart)
+			j.Line(logline.Line{Text: ready}, restart.Add(9*time.Second))
+			j.Health(observe.Health{State: observe.HealthOK, Code: 200}, restart.Add(9*time.Second))
+			r := j.Tick(restart.Add(9 * time.Second))
+			if r == nil || r.Verdict != v.Ready {
+				t.Fatalf("got %+v, want ready", r)
+			}
+			if r.Summary != tt.summary {
+				t.Errorf("summary %q, want %q", r.Summary, tt.summary)
+			}
+			var got []v.Phase
+			for _, s := range r.Phases {
+				got = append(got, s.Phase)
+			}
+			if !slices.Equal(got, tt.phases) {
+				t.Errorf("phases %v, want %v", got, tt.phases)
+			}
+			warned := slices.ContainsFunc(j.Events(), func(e observe.Event) bool {
+				w, ok := e.Data.(observe.Warning)
+				return ok && w.Message == restartNote
+			})
+			if warned != tt.fresh {
+				t.Errorf("restart warning emitted: %v, want %v", warned, tt.fresh)
+			}
+		})
+	}
+}
+
+// TestFreshFirstLineKeepsTheStart: a judge that has read nothing yet (a
+// log truncated as vigil attached) keeps its start.
+func TestFreshFirstLineKeepsTheStart(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	j := New(Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour}, t0)
+	j.Line(logline.Line{Text: "[2026-11-29 10:00:09] The server is fired up and ready to roll!", Fresh: true}, t0.Add(5*time.Second))
+	j.Health(observe.Health{State: observe.HealthOK, Code: 200}, t0.Add(5*time.Second))
+	if r := j.Tick(t0.Add(5 * time.Second)); r == nil || r.Summary != "sglang is ready after 5.0s" {
+		t.Fatalf("got %+v, want ready after 5.0s", r)
+	}
+}
