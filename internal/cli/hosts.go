@@ -426,11 +426,11 @@ func (h *hostsRun) memberStates() []multinode.Member {
 	return ms
 }
 
-// broken is a member vigil that ended with neither a verdict nor a lost
-// connection.
+// broken is a member vigil that ended, unasked, with neither a verdict
+// nor a lost connection.
 func (h *hostsRun) broken() *hostMember {
 	for _, mb := range h.members {
-		if mb.ended && mb.m.Outcome == nil && !mb.m.Lost {
+		if mb.ended && mb.m.Outcome == nil && !mb.m.Lost && !mb.stopped {
 			return mb
 		}
 	}
