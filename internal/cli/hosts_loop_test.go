@@ -128,4 +128,3 @@ func TestHostsLoopBrokenMember(t *testing.T) {
 		t.Errorf("stderr %q: want node1's usage error", errb)
 	}
 }
-
