@@ -239,3 +239,17 @@ func TestHostsWatchTwoLogs(t *testing.T) {
 		}
 	}
 }
+
+// A startup judged with --ssh is in the local history with its host.
+func TestHostsSSHRunRecordsTheHost(t *testing.T) {
+	n := remoteNet(t, sshtest.HostOptions{Name: "node0"})
+	state := filepath.Join(t.TempDir(), "state")
+	if code, out, errs := vigilHosts(t, n, state, runArgs(t, "node0", "e2e/testdata/scenarios/sglang-quick-ready.json")...); code != 0 {
+		t.Fatalf("run --ssh: exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	code, out, errs := vigilHosts(t, n, state, "history", "show", "1")
+	t.Logf("history show 1:\n%s", out)
+	if code != 0 || !strings.Contains(out, "on node0") || !strings.Contains(out, "judged over ssh node0") || !strings.Contains(out, "ready") {
+		t.Errorf("history show 1: exit %d\n%s%s\nwant the ready startup on node0, judged over ssh", code, out, errs)
+	}
+}

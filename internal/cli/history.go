@@ -343,7 +343,9 @@ func printTimeline(w io.Writer, st history.Startup, tty bool) {
 	if st.Summary != "" {
 		fmt.Fprintf(w, "Summary  %s\n", st.Summary)
 	}
-	if st.LogPath != "" {
+	if st.LogPath != "" && st.Remote != "" {
+		fmt.Fprintf(w, "Log      %s:%s\n", st.Host, st.LogPath)
+	} else if st.LogPath != "" {
 		fmt.Fprintf(w, "Log      %s\n", st.LogPath)
 	}
 	if st.Mode != "" {

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vigil/internal/judge"
+	"vigil/internal/launch"
 	"vigil/internal/multinode"
 	"vigil/internal/remote"
 	"vigil/internal/termsafe"
@@ -107,6 +108,8 @@ type hostsRun struct {
 	members []*hostMember
 	whole   multinode.Whole
 	decided bool
+	// signal is the stop signal that ended the start before its verdict.
+	signal syscall.Signal
 }
 
 // hostMember is one host's member vigil and what it said so far.
@@ -313,9 +316,14 @@ func (h *hostsRun) drain(events chan memberEvent, ends chan memberEnd, sigs chan
 			}
 			h.ended(end)
 			left--
-		case <-sigs:
+		case sig := <-sigs:
+			// A second signal reaches the members again: they kill at once.
+			if s, ok := sig.(syscall.Signal); ok && !h.decided && h.signal == 0 {
+				h.signal = s
+			}
 			for _, mb := range h.members {
 				if mb.proc != nil && !mb.ended {
+					mb.stopped, mb.stoppedAt = true, h.now()
 					_ = mb.proc.Interrupt()
 				}
 			}
@@ -459,6 +467,10 @@ func (h *hostsRun) finish() error {
 		if w := multinode.Judge(h.memberStates()); w.Verdict != "" {
 			h.whole, h.decided = w, true
 		}
+	}
+	if !h.decided && h.signal != 0 {
+		fmt.Fprintf(h.env.IO.ErrOut, "vigil: %s before the verdict; every member was asked to stop\n", launchSignalName(h.signal))
+		return &ExitError{Code: 128 + int(h.signal)}
 	}
 	if !h.decided {
 		for _, mb := range h.members {
@@ -680,3 +692,5 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*tailWriter)(nil)
+
+func launchSignalName(s syscall.Signal) string { return launch.SignalName(s) }
