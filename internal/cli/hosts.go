@@ -469,7 +469,7 @@ func (h *hostsRun) finish() error {
 		}
 	}
 	if !h.decided && h.signal != 0 {
-		fmt.Fprintf(h.env.IO.ErrOut, "vigil: %s before the verdict; every member was asked to stop\n", launchSignalName(h.signal))
+		fmt.Fprintf(h.env.IO.ErrOut, "vigil: %s before the verdict; every member was asked to stop\n", launch.SignalName(h.signal))
 		return &ExitError{Code: 128 + int(h.signal)}
 	}
 	if !h.decided {
@@ -692,5 +692,3 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*tailWriter)(nil)
-
-func launchSignalName(s syscall.Signal) string { return launch.SignalName(s) }

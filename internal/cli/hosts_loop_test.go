@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,5 +127,23 @@ func TestHostsLoopBrokenMember(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "node1: vigil: --timeout x: bad duration") {
 		t.Errorf("stderr %q: want node1's usage error", errb)
+	}
+}
+
+// Ctrl-C before the verdict stops every member and exits 130, as a local
+// run would.
+func TestHostsLoopInterrupted(t *testing.T) {
+	h, fakes, events, ends, _, errb := loop(t)
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGINT
+	h.drain(events, ends, sigs)
+	if fakes[0].interrupted != 1 || fakes[1].interrupted != 1 {
+		t.Errorf("interrupts %d, %d; want each member once", fakes[0].interrupted, fakes[1].interrupted)
+	}
+	if ee, ok := h.finish().(*ExitError); !ok || ee.Code != 130 {
+		t.Errorf("finish: want exit 130")
+	}
+	if !strings.Contains(errb.String(), "SIGINT before the verdict") {
+		t.Errorf("stderr %q", errb)
 	}
 }
