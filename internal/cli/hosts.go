@@ -121,10 +121,12 @@ type hostMember struct {
 	m      multinode.Member
 	show   remoteText
 	rec    remoteStartup // for the local history
-	ended  bool
-	code   int
-	err    error
-	stderr string
+	// lastEvent is when the member vigil last said anything.
+	lastEvent time.Time
+	ended     bool
+	code      int
+	err       error
+	stderr    string
 	// stopped: asked to stop (Interrupt), and when.
 	stopped   bool
 	stoppedAt time.Time
@@ -189,8 +191,9 @@ func runHosts(ctx context.Context, env *Env, list string, args []string) error {
 		}
 		label := l.Name()
 		h.members = append(h.members, &hostMember{launch: l, args: margs, argv: argv,
-			m:    multinode.Member{Host: l.Host, Rank: l.Rank, Serving: l.Serving, Progressing: true},
-			show: remoteText{out: env.IO.ErrOut, err: env.IO.ErrOut, host: label},
+			m:         multinode.Member{Host: l.Host, Rank: l.Rank, Serving: l.Serving},
+			lastEvent: h.start,
+			show:      remoteText{out: env.IO.ErrOut, err: env.IO.ErrOut, host: label},
 			rec: remoteStartup{target: l.Host, host: label, mode: mode, argv: argv, rank: l.Rank,
 				nnodes: len(launches), start: time.Now()}})
 	}
@@ -342,18 +345,13 @@ func (h *hostsRun) event(me memberEvent) {
 	}
 	_ = json.Unmarshal(e.Raw, &head)
 	mb.rec.take(e)
+	mb.lastEvent = e.Received
 	switch e.Name {
 	case "phase":
 		mb.m.Phase = v.Phase(head.Phase)
-		mb.m.Progressing = true
-	case "progress", "ready_line", "server":
-		mb.m.Progressing = true
-	case "quiet":
-		mb.m.Progressing = false
 	case "verdict":
 		if o, ok := multinode.OutcomeOf(e.Raw, e.Received); ok {
 			mb.m.Outcome = &o
-			mb.m.Progressing = false
 		}
 	}
 	if h.asJSON {
@@ -426,10 +424,19 @@ func (h *hostsRun) judge() {
 	}
 }
 
+// progressWindow is how long after a member vigil's last event the member
+// still counts as progressing. A member vigil speaks while its server
+// does: every log line it makes sense of, and a "quiet" event at least
+// every 30s while the log is silent but the processes work; a member
+// silent longer waits (for a peer, most often).
+const progressWindow = 45 * time.Second
+
 func (h *hostsRun) memberStates() []multinode.Member {
+	now := h.now()
 	ms := make([]multinode.Member, len(h.members))
 	for i, mb := range h.members {
 		ms[i] = mb.m
+		ms[i].Progressing = mb.m.Outcome == nil && !mb.ended && now.Sub(mb.lastEvent) < progressWindow
 	}
 	return ms
 }

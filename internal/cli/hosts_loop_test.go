@@ -45,8 +45,8 @@ func loop(t *testing.T) (*hostsRun, []*fakeMember, chan memberEvent, chan member
 	for i, l := range launches {
 		f := &fakeMember{i: i, ends: ends}
 		fakes = append(fakes, f)
-		h.members = append(h.members, &hostMember{launch: l, proc: f,
-			m:    multinode.Member{Host: l.Host, Rank: l.Rank, Serving: l.Serving, Progressing: true},
+		h.members = append(h.members, &hostMember{launch: l, proc: f, lastEvent: h.start,
+			m:    multinode.Member{Host: l.Host, Rank: l.Rank, Serving: l.Serving},
 			show: remoteText{out: &errb, err: &errb, host: l.Host}})
 	}
 	return h, fakes, events, ends, &out, &errb
@@ -145,5 +145,34 @@ func TestHostsLoopInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "SIGINT before the verdict") {
 		t.Errorf("stderr %q", errb)
+	}
+}
+
+// A member whose vigil has said nothing for progressWindow no longer
+// counts as progressing: it waits, and another member's stall is the
+// whole's. Before that the whole stays undecided.
+func TestHostsLoopStallNeedsEveryMemberStill(t *testing.T) {
+	h, _, _, _, _, _ := loop(t)
+	now := h.start
+	h.now = func() time.Time { return now }
+	stalled := localEvent([]byte(`{"event":"verdict","t":40,"verdict":"stalled","cause":null,"phase":"weights","summary":"no progress","evidence":["[vigil] no log output"],"log_file":"/l"}`))
+	stalled.Received = now.Add(40 * time.Second)
+	h.event(memberEvent{0, stalled})
+	phase := localEvent([]byte(`{"event":"phase","t":20,"phase":"distributed"}`))
+	phase.Received = now.Add(20 * time.Second)
+	h.event(memberEvent{1, phase})
+
+	now = now.Add(40 * time.Second)
+	h.judge()
+	if h.decided {
+		t.Fatalf("decided %+v while node1 spoke 20s ago", h.whole)
+	}
+	now = now.Add(30 * time.Second)
+	h.judge()
+	if !h.decided || h.whole.Verdict != "stalled" || h.whole.RootHost != "node0" {
+		t.Fatalf("whole %+v, want stalled rooted in node0 once node1 is silent past the window", h.whole)
+	}
+	if e := h.whole.Echoes; len(e) != 1 || e[0].State != "waiting" || e[0].Phase != "distributed" {
+		t.Errorf("echoes %+v, want node1 waiting in distributed", e)
 	}
 }
