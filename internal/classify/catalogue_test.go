@@ -269,6 +269,10 @@ var readyLines = []ruleLine{
 	{"llamacpp", "llamacpp.ready:all slots are idle", "srv  update_slots: all slots are idle"},
 	{"llamacpp", "llamacpp.ready:model loaded", "INFO [                    main] model loaded | tid=\"139637519818752\" timestamp=1717000000"},
 	{"sglang", "sglang.ready:The server is fired up and ready to roll!", "[2026-11-29 10:00:00] The server is fired up and ready to roll!"},
+	// Ranks > 0 of a multi-node start: srt/utils.py
+	// launch_dummy_health_check_server, 0.4.x and 0.5.x.
+	{"sglang", "sglang.ready:Dummy health check server scheduled on existing loop at", "[2026-11-29 10:00:00] Dummy health check server scheduled on existing loop at 0.0.0.0:30000"},
+	{"sglang", "sglang.ready:Dummy health check server started in background thread at", "[2026-11-29 10:00:00] Dummy health check server started in background thread at 0.0.0.0:30000"},
 	{"tgi", "tgi.ready:Connected", "2026-01-08T10:00:00.123456Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected"},
 }
 

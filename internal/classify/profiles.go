@@ -103,8 +103,14 @@ var sglang = &Profile{
 			Hint: "another process holds the port: stop it or choose other ports (--port, --nccl-port, --dist-init-addr)"},
 	},
 	Notable: sglangNotable,
-	// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x).
-	Ready:  []Matcher{lit("The server is fired up and ready to roll!")},
+	// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x). Ranks > 0
+	// of a multi-node start (--node-rank N) never print it: once their
+	// schedulers are ready, entrypoints/engine.py starts
+	// srt/utils.py launch_dummy_health_check_server, which says so (0.4.x
+	// "scheduled on existing loop", 0.5.x "started in background thread").
+	Ready: []Matcher{lit("The server is fired up and ready to roll!"),
+		lit("Dummy health check server scheduled on existing loop at"),
+		lit("Dummy health check server started in background thread at")},
 	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
 }
 

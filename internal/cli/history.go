@@ -251,6 +251,9 @@ type startupJSON struct {
 	Evidence    []string                   `json:"evidence,omitempty"`
 	Hint        string                     `json:"hint,omitempty"`
 	Results     map[string]json.RawMessage `json:"results,omitempty"`
+	Remote      string                     `json:"remote,omitempty"`
+	NodeRank    *int                       `json:"node_rank,omitempty"`
+	NNodes      int                        `json:"nnodes,omitempty"`
 }
 
 func startupsJSON(list []history.Startup) []startupJSON {
@@ -271,7 +274,12 @@ func startupsJSON(list []history.Startup) []startupJSON {
 			Summary: st.Summary, TotalS: st.TotalSeconds, Phases: phaseSeconds(st.Phases), Config: cfg,
 			Fingerprint: st.Fingerprint, Host: st.Host, GPUs: st.GPUs, LogFile: st.LogPath, Results: st.Extra,
 			Mode: st.Mode, Argv: st.Argv, Evidence: st.Evidence, Hint: st.Hint,
+			Remote: st.Remote, NNodes: st.NNodes,
 		})
+		if st.NNodes > 0 {
+			r := st.NodeRank
+			out[len(out)-1].NodeRank = &r
+		}
 	}
 	return out
 }
@@ -322,6 +330,9 @@ func printTimeline(w io.Writer, st history.Startup, tty bool) {
 		if st.GPUs != "" {
 			where += " (" + st.GPUs + ")"
 		}
+		if st.Remote != "" {
+			where += ", judged over ssh " + st.Remote
+		}
 	}
 	fmt.Fprintf(w, "Started  %s%s\n", st.StartedAt.Local().Format("2006-01-02 15:04:05"), where)
 	verdict := verdictWithCause(st)
@@ -332,11 +343,16 @@ func printTimeline(w io.Writer, st history.Startup, tty bool) {
 	if st.Summary != "" {
 		fmt.Fprintf(w, "Summary  %s\n", st.Summary)
 	}
-	if st.LogPath != "" {
+	if st.LogPath != "" && st.Remote != "" {
+		fmt.Fprintf(w, "Log      %s:%s\n", st.Host, st.LogPath)
+	} else if st.LogPath != "" {
 		fmt.Fprintf(w, "Log      %s\n", st.LogPath)
 	}
 	if st.Mode != "" {
 		fmt.Fprintf(w, "Mode     %s\n", st.Mode)
+	}
+	if st.NNodes > 0 {
+		fmt.Fprintf(w, "Node     rank %d of %d (vigil run --hosts)\n", st.NodeRank, st.NNodes)
 	}
 	if len(st.Argv) > 0 {
 		fmt.Fprintf(w, "Command  %s\n", strings.Join(st.Argv, " "))

@@ -93,12 +93,21 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout.`,
 		newSuperviseCmd(env),
 	)
 	addSSHFlag(root)
+	addHostsFlag(root)
 	addCompletions(root, env)
 	return root
 }
 
 // Main runs vigil with args and returns the process exit status.
 func Main(ctx context.Context, args []string, env *Env) int {
+	// --hosts spreads the start over several hosts, one member vigil
+	// each, which parse and validate the rest of the arguments.
+	if hosts, rest, ok, err := splitHosts(args); err != nil || ok {
+		if err == nil {
+			err = runHosts(ctx, env, hosts, rest)
+		}
+		return exitCode(err, env.IO.ErrOut)
+	}
 	// --ssh runs the command on another host: the remote vigil parses
 	// and validates the rest of the arguments itself.
 	if target, rest, ok, err := splitSSH(args); err != nil || ok {

@@ -40,6 +40,7 @@ type runOptions struct {
 	// stopWhenDone stops the server after any verdict: the demo's
 	// emulated server has nothing to serve once it has been judged.
 	stopWhenDone bool
+	member       memberFlag
 }
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -75,6 +76,7 @@ Exit status: 0 ready, 1 failed, 2 usage error, 3 stalled, 124 timeout,
 	}
 	cmd.Flags().SetInterspersed(false)
 	opts.registerRun(cmd.Flags())
+	opts.member.register(cmd.Flags())
 	return cmd
 }
 
@@ -180,6 +182,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	opts.member.apply(&cfg)
 	info.Budget = hist.budget()
 	notes := hist.notes(cfg, &opts.judgeFlags)
 	for _, f := range findings {

@@ -91,7 +91,9 @@ func runRemote(ctx context.Context, env *Env, target string, args []string) erro
 	}
 	defer c.Close()
 	show := remoteText{out: env.IO.Out, err: env.IO.ErrOut, host: target}
+	rec, record := remoteRecord(target, args)
 	on := func(e remote.Event) {
+		rec.take(e)
 		if asJSON {
 			env.IO.Out.Write(withHost(e.Raw, target))
 			return
@@ -119,6 +121,9 @@ func runRemote(ctx context.Context, env *Env, target string, args []string) erro
 	res, err := s.Wait()
 	if err != nil {
 		return remoteError(err)
+	}
+	if record {
+		recordRemote(env, *rec)
 	}
 	if res.Code == verdict.ExitUsage && res.Stderr != "" {
 		fmt.Fprintln(env.IO.ErrOut, termsafe.String(strings.TrimSpace(lastNonEmpty(res.Stderr))))

@@ -33,6 +33,7 @@ type watchOptions struct {
 	// threshold.
 	follow    bool
 	hangAfter time.Duration
+	member    memberFlag
 }
 
 func newWatchCmd(env *Env) *cobra.Command {
@@ -75,6 +76,7 @@ signal N (the server is never signalled).`,
 	cmd.Flags().StringVar(&opts.unit, "unit", "", "a systemd unit whose current activation to judge")
 	cmd.Flags().BoolVar(&opts.user, "user", false, "with --unit: the user's service manager")
 	cmd.Flags().BoolVar(&opts.follow, "follow", false, "after ready, keep judging the server's life until it dies or hangs (never signals it)")
+	opts.member.register(cmd.Flags())
 	cmd.Flags().DurationVar(&opts.hangAfter, "hang-after", life.DefaultHangAfter, "with --follow: how long the health endpoint may keep failing after ready before the server counts as hung")
 	return cmd
 }
@@ -177,6 +179,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		return err
 	}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	opts.member.apply(&cfg)
 	info.Budget = hist.budget()
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
 

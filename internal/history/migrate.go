@@ -40,6 +40,12 @@ var migrations = []string{
 	ALTER TABLE startups ADD COLUMN mode     TEXT NOT NULL DEFAULT '';
 	ALTER TABLE startups ADD COLUMN evidence TEXT NOT NULL DEFAULT '[]';
 	ALTER TABLE startups ADD COLUMN hint     TEXT NOT NULL DEFAULT '';`,
+	// 3: startups judged on another host and recorded here: the ssh
+	// target it was reached through, and its place in a multi-node start
+	// (node_rank of nnodes; nnodes 0 for a start on one host).
+	`ALTER TABLE startups ADD COLUMN remote    TEXT NOT NULL DEFAULT '';
+	ALTER TABLE startups ADD COLUMN node_rank INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE startups ADD COLUMN nnodes    INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the schema this vigil writes.

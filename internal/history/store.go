@@ -86,6 +86,12 @@ type Startup struct {
 	Mode     string
 	Evidence []string
 	Hint     string
+	// Remote is the ssh target ([user@]host) the startup was judged
+	// through, "" for one on this machine; Host is then that host's name.
+	Remote string
+	// NodeRank and NNodes place the startup in a multi-node start (vigil
+	// run --hosts); NNodes is 0 for a start on one host.
+	NodeRank, NNodes int
 	// Extra holds results attached after the verdict (smoke, bench), by
 	// name.
 	Extra map[string]json.RawMessage
@@ -394,11 +400,13 @@ func (s *Store) Record(ctx context.Context, st Startup) (int64, error) {
 	}
 	res, err := s.db.ExecContext(ctx, `INSERT INTO startups
 		(started_at, server, version, model, host, gpus, fingerprint, config, phases,
-		 total_s, verdict, cause, phase, summary, log_path, extra, argv, mode, evidence, hint)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		 total_s, verdict, cause, phase, summary, log_path, extra, argv, mode, evidence, hint,
+		 remote, node_rank, nnodes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.StartedAt.UnixMilli(), st.Server, st.Version, st.Model, st.Host, st.GPUs, st.Fingerprint,
 		string(cfg), string(phases), st.TotalSeconds, st.Verdict, st.Cause, st.Phase, st.Summary,
-		st.LogPath, string(extra), string(argv), st.Mode, string(evidence), st.Hint)
+		st.LogPath, string(extra), string(argv), st.Mode, string(evidence), st.Hint,
+		st.Remote, st.NodeRank, st.NNodes)
 	if err != nil {
 		return 0, s.wrap(err)
 	}
@@ -431,6 +439,7 @@ func redactStartup(st Startup) Startup {
 		st.Evidence = ev
 	}
 	st.LogPath = redact.String(st.LogPath)
+	st.Remote = redact.String(st.Remote)
 	if st.Extra != nil {
 		extra := make(map[string]json.RawMessage, len(st.Extra))
 		for k, v := range st.Extra {
@@ -507,7 +516,8 @@ type Filter struct {
 }
 
 const columns = `id, started_at, server, version, model, host, gpus, fingerprint, config, phases,
-	total_s, verdict, cause, phase, summary, log_path, extra, argv, mode, evidence, hint`
+	total_s, verdict, cause, phase, summary, log_path, extra, argv, mode, evidence, hint,
+	remote, node_rank, nnodes`
 
 // List returns startups, newest first.
 func (s *Store) List(ctx context.Context, f Filter) ([]Startup, error) {
@@ -557,7 +567,8 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]Startup, er
 		)
 		if err := rows.Scan(&st.ID, &started, &st.Server, &st.Version, &st.Model, &st.Host, &st.GPUs,
 			&st.Fingerprint, &cfg, &phases, &st.TotalSeconds, &st.Verdict, &st.Cause, &st.Phase,
-			&st.Summary, &st.LogPath, &extra, &argv, &st.Mode, &evidence, &st.Hint); err != nil {
+			&st.Summary, &st.LogPath, &extra, &argv, &st.Mode, &evidence, &st.Hint,
+			&st.Remote, &st.NodeRank, &st.NNodes); err != nil {
 			return nil, s.wrap(err)
 		}
 		st.StartedAt = time.UnixMilli(started)

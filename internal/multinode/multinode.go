@@ -7,6 +7,7 @@ package multinode
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -284,13 +285,32 @@ func Plan(hosts string, argv []string) ([]Launch, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("--hosts needs a COMMAND after --")
 	}
+	out, err := Hosts(hosts)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > 1 && !slices.ContainsFunc(argv, func(a string) bool {
+		return strings.Contains(a, "{rank}") || strings.Contains(a, "{host}")
+	}) {
+		return nil, fmt.Errorf("--hosts: COMMAND has no {rank} or {host}: every member would start as the same node (for example --node-rank {rank})")
+	}
+	for i := range out {
+		out[i].Argv = Expand(argv, out[i].Placeholders(len(out)))
+	}
+	return out, nil
+}
+
+// Hosts parses --hosts (comma-separated) into one member per host, rank 0
+// first and serving, without a command: watch judges members started
+// elsewhere.
+func Hosts(hosts string) ([]Launch, error) {
 	var list []string
 	for h := range strings.SplitSeq(hosts, ",") {
 		h = strings.TrimSpace(h)
 		if h == "" {
 			return nil, fmt.Errorf("--hosts %q: empty host name", hosts)
 		}
-		if strings.HasPrefix(h, "-") || strings.ContainsFunc(h, func(r rune) bool { return r <= ' ' }) {
+		if strings.HasPrefix(h, "-") || strings.ContainsFunc(h, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 			return nil, fmt.Errorf("--hosts: bad host %q: want [USER@]HOST", h)
 		}
 		if slices.Contains(list, h) {
@@ -298,19 +318,9 @@ func Plan(hosts string, argv []string) ([]Launch, error) {
 		}
 		list = append(list, h)
 	}
-	if len(list) > 1 && !slices.ContainsFunc(argv, func(a string) bool {
-		return strings.Contains(a, "{rank}") || strings.Contains(a, "{host}")
-	}) {
-		return nil, fmt.Errorf("--hosts: COMMAND has no {rank} or {host}: every member would start as the same node (for example --node-rank {rank})")
-	}
 	out := make([]Launch, len(list))
 	for i, h := range list {
-		name := h
-		if _, after, ok := strings.Cut(h, "@"); ok {
-			name = after
-		}
-		l := Launch{Host: h, Rank: i, Serving: i == 0,
-			Argv: Expand(argv, Placeholders{Rank: i, Host: name, NNodes: len(list)})}
+		l := Launch{Host: h, Rank: i, Serving: i == 0}
 		if isLocal(h) {
 			l.Local = true
 		} else {
@@ -319,6 +329,43 @@ func Plan(hosts string, argv []string) ([]Launch, error) {
 		out[i] = l
 	}
 	return out, nil
+}
+
+// Name is the member's host without user@: what {host} stands for.
+func (l Launch) Name() string {
+	if _, after, ok := strings.Cut(l.Host, "@"); ok {
+		return after
+	}
+	return l.Host
+}
+
+// Placeholders are the member's values for Expand in a start of nnodes.
+func (l Launch) Placeholders(nnodes int) Placeholders {
+	return Placeholders{Rank: l.Rank, Host: l.Name(), NNodes: nnodes}
+}
+
+// OutcomeOf reads a member vigil's verdict event (the contract's fields),
+// received at at. ok is false when raw is no verdict event.
+func OutcomeOf(raw []byte, at time.Time) (Outcome, bool) {
+	var e struct {
+		Event    string   `json:"event"`
+		Verdict  string   `json:"verdict"`
+		Cause    *string  `json:"cause"`
+		Phase    string   `json:"phase"`
+		Summary  string   `json:"summary"`
+		Hint     string   `json:"hint"`
+		Evidence []string `json:"evidence"`
+		LogFile  string   `json:"log_file"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Event != "verdict" || e.Verdict == "" {
+		return Outcome{}, false
+	}
+	o := Outcome{Verdict: v.Verdict(e.Verdict), Phase: v.Phase(e.Phase), Summary: e.Summary,
+		Hint: e.Hint, Evidence: e.Evidence, LogFile: e.LogFile, At: at}
+	if e.Cause != nil {
+		o.Cause = v.Cause(*e.Cause)
+	}
+	return o, true
 }
 
 // isLocal: members on this machine are started without ssh.
