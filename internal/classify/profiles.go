@@ -24,6 +24,10 @@ type Profile struct {
 	Notable []NotableRule
 	// Ready lines say the server finished starting.
 	Ready []Matcher
+	// MemberReady are literals that say a non-serving member of a
+	// multi-node start (`vigil --member`, a node of rank > 0) finished
+	// starting, where it never prints a ready line of its own.
+	MemberReady []string
 	// ReadyNeedsLine: a health 200 alone is not readiness (SGLang answers
 	// 200 before its warmup on older versions, and /v1/models always).
 	ReadyNeedsLine bool
@@ -116,6 +120,12 @@ var sglang = &Profile{
 
 var vllm = &Profile{
 	Name: "vllm", DefaultPort: 8000, HealthPath: "/health",
+	// A headless node (`vllm serve --headless`) runs no API server: its
+	// data-parallel engines end their start with the engine core's "init
+	// engine ... took" (v1/engine/core.py), its tensor- or pipeline-
+	// parallel workers with the model runner's "Graph capturing finished"
+	// (v1/worker/gpu_model_runner.py).
+	MemberReady: []string{"init engine (profile, create kv cache, warmup model) took", "Graph capturing finished in"},
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Compile, v.KVCache, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
 	Phases: []PhaseRule{
 		{ID: "vllm.phase.launch_version", Matcher: re("vLLM API server version|vLLM server version", `vLLM (API )?server version`), Phase: v.Launch},

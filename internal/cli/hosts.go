@@ -54,7 +54,7 @@ func (m *memberFlag) register(fs *pflag.FlagSet) {
 // apply makes the judge decide without the health endpoint.
 func (m memberFlag) apply(cfg *judge.Config) {
 	if m.on {
-		cfg.NoHealth, cfg.Smoke = true, false
+		cfg.NoHealth, cfg.Smoke, cfg.Member = true, false, true
 	}
 }
 

@@ -44,6 +44,9 @@ type Config struct {
 	Smoke bool
 	// NoHealth is true when there is no health endpoint to probe at all.
 	NoHealth bool
+	// Member: this is a non-serving member of a multi-node start (a node
+	// of rank > 0); the profile's MemberReady lines are its ready lines.
+	Member bool
 	// Readiness are the numbers of the readiness rules (readiness.go);
 	// zero: LiveReadiness.
 	Readiness Readiness
@@ -329,6 +332,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 			j.recent = j.recent[len(j.recent)-32:]
 		}
 	}
+	if !c.Ready && j.cfg.Member && !j.readyLine && j.memberReady(c.Msg) {
+		c.Ready = true
+	}
 	if c.Ready && !j.readyLine {
 		j.readyLineText = c.Raw
 		j.readyLine = true
@@ -469,6 +475,17 @@ func (j *Judge) configChanged(now time.Time) {
 			}
 		}
 	}
+}
+
+// memberReady reports whether msg says a non-serving member finished
+// starting.
+func (j *Judge) memberReady(msg string) bool {
+	for _, lit := range j.prof.MemberReady {
+		if strings.Contains(msg, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherConfig reports whether the configuration printed so far (fp its

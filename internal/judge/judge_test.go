@@ -621,3 +621,29 @@ func TestAttachedCountsTheBudgetFromTheAttach(t *testing.T) {
 		t.Errorf("phase spans %+v, want launch at the first stamp and weights 2 s later", spans)
 	}
 }
+
+// A vLLM headless node (rank > 0 of a multi-node start) never prints a
+// ready line or serves /health: as a --member its engines' or workers'
+// last startup line is its readiness.
+func TestVLLMHeadlessMemberIsReadyOnItsLastStartupLine(t *testing.T) {
+	lines := map[string]string{
+		"data-parallel engine":   "(EngineCore_DP1 pid=4388) INFO 11-29 10:00:31 [core.py:210] init engine (profile, create kv cache, warmup model) took 47.91 seconds",
+		"tensor-parallel worker": "(Worker_TP8 pid=5120) INFO 11-29 10:00:31 [gpu_model_runner.py:3480] Graph capturing finished in 3 secs, took 0.58 GiB",
+	}
+	for name, last := range lines {
+		for _, member := range []bool{true, false} {
+			cfg := Config{Server: "vllm", NoHealth: true, Member: member, StallAfter: 20 * time.Second, Timeout: time.Hour}
+			r := play(t, cfg, []step{
+				ln(0.5, "INFO 11-29 10:00:00 [api_server.py:1] Launching vLLM (v0.11.0) headless multiproc executor, with head node address 10.0.0.1 for torch.distributed process group."),
+				ln(1, "(Worker_TP8 pid=5120) INFO 11-29 10:00:12 [gpu_model_runner.py:2653] Model loading took 15.2683 GiB and 4.118532 seconds"),
+				ln(2, last),
+			}, 10)
+			switch {
+			case member && (r == nil || r.Verdict != v.Ready):
+				t.Errorf("%s as a member: got %+v, want ready", name, r)
+			case !member && r != nil:
+				t.Errorf("%s as a whole server: got %s, want no verdict without a ready line", name, r.Verdict)
+			}
+		}
+	}
+}
