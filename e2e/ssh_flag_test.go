@@ -54,11 +54,13 @@ func TestSSHFlagRun(t *testing.T) {
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"}, sshtest.HostOptions{Name: "down", NoSSHD: true})
 	t.Run("text", func(t *testing.T) {
 		code, out, errs := vigilSSH(t, n, runArgs(t, "node0", "e2e/testdata/scenarios/sglang-quick-ready.json")...)
-		if code != 0 || !strings.Contains(out, "READY on node0") {
-			t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and READY on node0", code, out, errs)
+		// Shown as a local startup is: the verdict block on stdout, its
+		// log named with the host, the phases on stderr.
+		if code != 0 || !strings.Contains(out, "READY after") || !strings.Contains(out, "log: node0:") {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want 0, READY and the log on node0", code, out, errs)
 		}
-		if !strings.Contains(errs, "[node0") || !strings.Contains(errs, "phase ") {
-			t.Errorf("stderr shows no remote phases: %q", errs)
+		if !strings.Contains(errs, "phase weights") || !strings.Contains(errs, "node0:") {
+			t.Errorf("stderr shows no remote header and phases: %q", errs)
 		}
 	})
 	t.Run("json", func(t *testing.T) {

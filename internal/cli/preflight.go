@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"vigil/internal/classify"
@@ -118,10 +119,13 @@ func inSession(pid, session int) bool {
 }
 
 // ownKin is vigil's own ancestors (a wrapper script, `timeout 60 ...`, the
-// shell) and descendants (the server it launched): none of them is
-// "another server".
+// shell), the subshells of those (a forked copy of a wrapper script, with
+// its command line, as the one that relays a remote session's input), and
+// vigil's descendants (the server it launched): none of them is "another
+// server".
 func ownKin(fs procfind.FS, self int) map[int]bool {
 	kin := map[int]bool{self: true}
+	var ancestors []int
 	for pid, n := self, 0; pid > 1 && n < 64; n++ {
 		p, err := fs.Stat(pid)
 		if err != nil || p.PPID <= 0 {
@@ -129,6 +133,19 @@ func ownKin(fs procfind.FS, self int) map[int]bool {
 		}
 		pid = p.PPID
 		kin[pid] = true
+		ancestors = append(ancestors, pid)
+	}
+	if pids, err := fs.PIDs(); err == nil {
+		for _, pid := range pids {
+			if kin[pid] {
+				continue
+			}
+			if p, err := fs.Stat(pid); err == nil && slices.Contains(ancestors, p.PPID) {
+				if argv := fs.Cmdline(pid); len(argv) > 0 && slices.Equal(argv, fs.Cmdline(p.PPID)) {
+					kin[pid] = true
+				}
+			}
+		}
 	}
 	if desc, err := fs.Descendants(self); err == nil {
 		for _, d := range desc {

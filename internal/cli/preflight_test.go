@@ -14,8 +14,10 @@ import (
 func TestOwnKin(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "stat"), []byte("cpu 1 2 3\nbtime 1700000000\n"), 0o644)
-	// 1 init -> 10 sh -> 20 timeout -> 30 bash wrapper.sh -> 40 vigil -> 50 server -> 60 worker; 70 another server under init.
-	procs := map[int]int{1: 0, 10: 1, 20: 10, 30: 20, 40: 30, 50: 40, 60: 50, 70: 1}
+	// 1 init -> 10 sh -> 20 timeout -> 30 bash wrapper.sh -> 40 vigil -> 50 server -> 60 worker; 70 another server under init;
+	// 35, a subshell of the wrapper (its command line), and 36, a server the wrapper started before vigil.
+	procs := map[int]int{1: 0, 10: 1, 20: 10, 30: 20, 35: 30, 36: 30, 40: 30, 50: 40, 60: 50, 70: 1}
+	cmdlines := map[int]string{30: "bash\x00wrapper.sh\x00sglang\x00", 35: "bash\x00wrapper.sh\x00sglang\x00", 36: "python3\x00-m\x00sglang.launch_server\x00"}
 	for pid, ppid := range procs {
 		dir := filepath.Join(root, fmt.Sprint(pid))
 		os.MkdirAll(dir, 0o755)
@@ -23,12 +25,17 @@ func TestOwnKin(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(line), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if c, ok := cmdlines[pid]; ok {
+			if err := os.WriteFile(filepath.Join(dir, "cmdline"), []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	kin := ownKin(procfind.FS{Root: root}, 40)
 	for _, tc := range []struct {
 		pid  int
 		want bool
-	}{{10, true}, {20, true}, {30, true}, {40, true}, {50, true}, {60, true}, {70, false}} {
+	}{{10, true}, {20, true}, {30, true}, {35, true}, {36, false}, {40, true}, {50, true}, {60, true}, {70, false}} {
 		if kin[tc.pid] != tc.want {
 			t.Errorf("pid %d: kin %v, want %v", tc.pid, kin[tc.pid], tc.want)
 		}

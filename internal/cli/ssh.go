@@ -76,13 +76,16 @@ func splitSSH(args []string) (target string, rest []string, ok bool, err error) 
 // per event on stderr and the verdict on stdout. The exit status is the
 // remote vigil's.
 func runRemote(ctx context.Context, env *Env, target string, args []string) error {
-	asJSON := false
+	asJSON, quiet := false, false
 	for _, a := range args[1:] {
 		if a == "--" {
 			break
 		}
-		if a == "--json" || a == "--json=true" {
+		switch a {
+		case "--json", "--json=true":
 			asJSON = true
+		case "--quiet", "-q", "--quiet=true":
+			quiet = true
 		}
 	}
 	c, err := remote.Connect(ctx, target, remote.Options{SSH: env.Getenv("VIGIL_SSH"), Binary: env.SelfExe})
@@ -90,7 +93,12 @@ func runRemote(ctx context.Context, env *Env, target string, args []string) erro
 		return remoteError(err)
 	}
 	defer c.Close()
-	show := remoteText{out: env.IO.Out, err: env.IO.ErrOut, host: target}
+	show := remoteText{out: env.IO.Out, err: env.IO.ErrOut, host: target}.event
+	if args[0] == "run" || args[0] == "watch" {
+		// A remote startup is shown as a local one would be.
+		view := &remoteView{r: pickRenderer(env, &judgeFlags{quiet: quiet}), host: target, fallback: show}
+		show = view.event
+	}
 	rec, record := remoteRecord(target, args)
 	on := func(e remote.Event) {
 		rec.take(e)
@@ -98,7 +106,7 @@ func runRemote(ctx context.Context, env *Env, target string, args []string) erro
 			env.IO.Out.Write(withHost(e.Raw, target))
 			return
 		}
-		show.event(e)
+		show(e)
 	}
 	s, err := c.Start(ctx, remote.Spec{Args: args, Detach: remote.Detached(args[0])}, on)
 	if err != nil {
