@@ -126,7 +126,7 @@ var vllm = &Profile{
 	// parallel workers with the model runner's "Graph capturing finished"
 	// (v1/worker/gpu_model_runner.py).
 	MemberReady: []string{"init engine (profile, create kv cache, warmup model) took", "Graph capturing finished in"},
-	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Compile, v.KVCache, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
+	Order:       []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Compile, v.KVCache, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
 	Phases: []PhaseRule{
 		{ID: "vllm.phase.launch_version", Matcher: re("vLLM API server version|vLLM server version", `vLLM (API )?server version`), Phase: v.Launch},
 		{ID: "vllm.phase.non_default_args", Matcher: lit("non-default args:"), Phase: v.Init},
