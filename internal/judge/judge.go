@@ -33,7 +33,9 @@ type Config struct {
 	Timeout time.Duration
 	// URLGuessed is true when the health URL was not given but guessed;
 	// then a server whose ready line came but whose guessed port never
-	// answers is still called ready, with a warning.
+	// answers is still called ready, with a warning. With the URL given,
+	// a health endpoint that never answers fails the start instead
+	// (unanswered.go).
 	URLGuessed bool
 	// Smoke asks for a generation request once the server is ready.
 	Smoke bool
@@ -137,6 +139,7 @@ type Judge struct {
 	readyLineText string
 	upLineText    string
 	upSaidAt      time.Time
+	answered      bool // a probe got an HTTP answer from the server (unanswered.go)
 
 	signals    []signal // lines with a cause or an exception
 	fatal      []signal // lines that end the startup
@@ -452,6 +455,7 @@ func (j *Judge) Health(h observe.Health, now time.Time) {
 		j.healthOKSince = now
 	}
 	j.health, j.healthAt = h, now
+	j.noteAnswer(h)
 	// Only real answers with an unexpected status count against the
 	// server: a probe that times out or is reset says more about the
 	// network path than about the server.
@@ -693,6 +697,9 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 	if authUp && !j.authSaid {
 		j.authSaid = true
 		j.emit(now, observe.Warning{Message: AuthHint})
+	}
+	if r := j.neverAnswered(now); r != nil {
+		return r
 	}
 	ready := false
 	switch {
