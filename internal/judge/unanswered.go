@@ -43,7 +43,7 @@ func (j *Judge) neverAnswered(now time.Time) *observe.Result {
 	if st == observe.HealthError {
 		why = "no answer"
 		if j.health.Err != "" {
-			why += ": " + j.health.Err
+			why = j.health.Err
 		}
 	}
 	path := j.prof.HealthPath
