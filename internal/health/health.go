@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -96,11 +97,30 @@ func (p *Prober) Probe(ctx context.Context) observe.Health {
 	resp.Body.Close()
 	h := Classify(resp.StatusCode)
 	if isRedirect(resp.StatusCode) {
-		if loc := resp.Header.Get("Location"); loc != "" {
-			h.Err = "redirect to " + redact.URL(loc) + " not followed: another host"
+		if loc, err := resp.Location(); err == nil && loc.Host != "" && (loc.Host != resp.Request.URL.Host || loc.Scheme != resp.Request.URL.Scheme) {
+			h.Err = redirectPrefix + redact.URL(loc.Scheme+"://"+loc.Host) + redirectSuffix
 		}
 	}
 	return h
+}
+
+// The Err of an answer that redirects to another host.
+const (
+	redirectPrefix = "health redirects to "
+	redirectSuffix = "; not followed"
+)
+
+// RedirectedTo returns the other host (scheme://host:port) an answer
+// redirected to, which was not followed.
+func RedirectedTo(h observe.Health) (string, bool) {
+	if !isRedirect(h.Code) {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(h.Err, redirectPrefix)
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, redirectSuffix)
 }
 
 // SameHostRedirects is an http.Client CheckRedirect that follows a

@@ -48,6 +48,13 @@ func TestRedirects(t *testing.T) {
 			}
 		})
 	}
+	h := New(srv.URL, "/away").Probe(t.Context())
+	if to, ok := RedirectedTo(h); !ok || to != other.URL {
+		t.Errorf("RedirectedTo(%+v) = %q, %v; want %q", h, to, ok, other.URL)
+	}
+	if to, ok := RedirectedTo(New(srv.URL, "/moved").Probe(t.Context())); ok {
+		t.Errorf("a same-host redirect reads as one to %q", to)
+	}
 	if n := otherHits.Load(); n != 0 {
 		t.Errorf("the other host was asked %d times", n)
 	}

@@ -38,7 +38,9 @@ type Config struct {
 	Attached time.Time
 	// URLGuessed is true when the health URL was not given but guessed;
 	// then a server whose ready line came but whose guessed port never
-	// answers is still called ready, with a warning.
+	// answers is still called ready, with a warning. With the URL given,
+	// a health endpoint that never answers fails the start instead
+	// (unanswered.go).
 	URLGuessed bool
 	// Smoke asks for a generation request once the server is ready.
 	Smoke bool
@@ -158,6 +160,7 @@ type Judge struct {
 	upLines   int
 	waiting   *waitingReady
 	holdReady bool
+	answered  bool // a probe got an HTTP answer from the server (unanswered.go)
 
 	signals    []signal // lines with a cause or an exception
 	fatal      []signal // lines that end the startup

@@ -97,6 +97,7 @@ func (j *Judge) Health(h observe.Health, now time.Time) {
 		j.healthOKSince = now
 	}
 	j.health, j.healthAt = h, now
+	j.noteAnswer(h)
 	// Only real answers with an unexpected status count against the
 	// server: a probe that times out or is reset says more about the
 	// network path than about the server.
@@ -176,6 +177,9 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 	if authUp && !j.authSaid {
 		j.authSaid = true
 		j.emit(now, observe.Warning{Message: AuthHint})
+	}
+	if r := j.neverAnswered(now); r != nil {
+		return r
 	}
 	ready, at := false, now
 	switch {

@@ -2,11 +2,13 @@ package launch
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"os"
 	"slices"
 	"strconv"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -153,8 +155,9 @@ func groupAlive(pgid int) bool {
 // adopted lists vigil's children, handed over as their subreaper, that
 // came from the server: in a session other than vigil's (vigil starts
 // nothing else in a session of its own but servers), not a server leader,
-// started no earlier than the server, alive.
-func adopted(leader int, since uint64) []int {
+// started no earlier than the server, alive. The earliest started comes
+// first.
+func adopted(leader int, since uint64) []member {
 	self := os.Getpid()
 	ownSid, _ := unix.Getsid(0)
 	leaders.Lock()
@@ -163,59 +166,89 @@ func adopted(leader int, since uint64) []int {
 		known[pid] = true
 	}
 	leaders.Unlock()
-	var out []int
+	var out []member
 	for _, st := range allStats() {
 		if st.ppid != self || st.pid == leader || known[st.pid] || st.sid == ownSid || zombie(st.state) || st.start < since {
 			continue
 		}
-		out = append(out, st.pid)
+		out = append(out, member{pid: st.pid, start: st.start})
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b member) int {
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
+		}
+		return cmp.Compare(a.pid, b.pid)
+	})
 	return out
 }
 
-// signalDaemon signals a daemon's group when it leads one, else the
-// daemon alone. Safe: the daemon is vigil's child, so its zombie holds the
-// PID until reapIfZombie.
-func signalDaemon(pid int, sig syscall.Signal) {
-	st, err := readStat(pid)
-	if err != nil {
-		return
+// signalDaemon signals a daemon, and its process group with it, but only
+// while it is the process seen (same start time). A daemon that is vigil's
+// child, its zombie unreaped, holds its PID and its place in its group, so
+// the group id cannot name a newcomer's group either; one that is not
+// (reaped by someone else) is signalled alone, and only while it leads no
+// group but its own.
+func signalDaemon(d member, sig syscall.Signal) {
+	st, err := readStat(d.pid)
+	if err != nil || st.start != d.start {
+		return // gone, or the PID is someone else's now: never signal it
 	}
-	if st.ppid != os.Getpid() {
-		return // no longer ours: never signal it
+	ownPgrp := unix.Getpgrp()
+	switch {
+	case st.ppid == os.Getpid() && st.pgrp != ownPgrp:
+		_ = syscall.Kill(-st.pgrp, sig)
+	case st.pgrp == d.pid && !zombie(st.state):
+		_ = syscall.Kill(-d.pid, sig)
+	case !zombie(st.state):
+		_ = syscall.Kill(d.pid, sig)
 	}
-	if st.pgrp == pid {
-		_ = syscall.Kill(-pid, sig)
-		return
-	}
-	_ = syscall.Kill(pid, sig)
 }
 
-func daemonAlive(pid int) bool {
-	st, err := readStat(pid)
-	if err != nil || st.ppid != os.Getpid() {
+// daemonAlive reports whether the daemon, or another member of its group,
+// still runs.
+func daemonAlive(d member) bool {
+	st, err := readStat(d.pid)
+	if err != nil || st.start != d.start {
 		return false
 	}
-	return !zombie(st.state) || groupAlive(pid)
+	return !zombie(st.state) || st.pgrp != unix.Getpgrp() && groupAlive(st.pgrp)
 }
 
-func reapIfZombie(pid int) {
+// awaitGone returns once the process d is no more: no such PID, another
+// process's start time under it, or a zombie. It polls: a process that is
+// not vigil's child cannot be waited for.
+func awaitGone(d member, every time.Duration) {
+	for {
+		st, err := readStat(d.pid)
+		if err != nil || st.start != d.start || zombie(st.state) {
+			return
+		}
+		time.Sleep(every)
+	}
+}
+
+func reapIfZombie(d member) {
+	st, err := readStat(d.pid)
+	if err != nil || st.start != d.start || st.ppid != os.Getpid() {
+		return
+	}
 	var ws syscall.WaitStatus
-	_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	_, _ = syscall.Wait4(d.pid, &ws, syscall.WNOHANG, nil)
 }
 
 // reapOrphans reaps zombies handed to vigil as subreaper that come from a
-// server (see adopted), never a launched leader nor a child vigil started
-// in its own session (those have their own waiters).
+// server (see adopted), never a launched leader, a daemon followed as the
+// server, nor a child vigil started in its own session (those have their
+// own waiters).
 func reapOrphans() {
 	self := os.Getpid()
 	ownSid, _ := unix.Getsid(0)
 	leaders.Lock()
 	defer leaders.Unlock()
 	for _, st := range allStats() {
-		if st.ppid == self && zombie(st.state) && st.sid != ownSid && !leaders.pids[st.pid] {
-			reapIfZombie(st.pid)
+		if st.ppid == self && zombie(st.state) && st.sid != ownSid && !leaders.pids[st.pid] && !leaders.kept[st.pid] {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(st.pid, &ws, syscall.WNOHANG, nil)
 		}
 	}
 }

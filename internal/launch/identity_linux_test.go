@@ -35,6 +35,13 @@ func readPid(t *testing.T, path string) int {
 	return pid
 }
 
+// kill ends and reaps a process a test left behind.
+func kill(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(pid, &ws, 0, nil)
+}
+
 func alive(pid int) bool {
 	st, err := readStat(pid)
 	return err == nil && !zombie(st.state)
@@ -183,7 +190,7 @@ func TestDaemonIsFollowedAndStopped(t *testing.T) {
 		t.Fatalf("exit = %+v, want 0", e)
 	}
 	daemon := readPid(t, pidfile)
-	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL); reapIfZombie(daemon) })
+	t.Cleanup(func() { kill(daemon) })
 	var got []int
 	waitUntil(t, "the daemon to be handed to vigil", func() bool {
 		got = p.Daemons()
@@ -262,5 +269,134 @@ func TestReapOrphansLeavesTheLeader(t *testing.T) {
 	p.Release()
 	if Owned(p.Pid) {
 		t.Errorf("leader still owned after Release")
+	}
+}
+
+// startDaemon launches a server whose leader exits 0 after a child of its
+// own session has called setsid and exec'd script; it returns the leader
+// and the daemon's PID.
+func startDaemon(t *testing.T, script string) (*Process, int) {
+	t.Helper()
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "daemon.pid")
+	f, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	leader := `setsid sh -c 'echo $$ > ` + pidfile + `; ` + script + `' & exit 0`
+	p, err := Start(Spec{Argv: []string{"sh", "-c", leader}, Env: os.Environ(), Log: f, Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, p)
+	daemon := readPid(t, pidfile)
+	t.Cleanup(func() { kill(daemon); p.Stop(time.Second, nil) })
+	return p, daemon
+}
+
+func followed(t *testing.T, p *Process, daemon int) *Daemon {
+	t.Helper()
+	var d *Daemon
+	waitUntil(t, "the daemon to be followed", func() bool {
+		var ok bool
+		d, ok = p.FollowDaemon()
+		return ok && d.Pid == daemon
+	})
+	return d
+}
+
+func TestFollowedDaemonsExit(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		signal syscall.Signal // sent to the daemon once followed (0: none)
+		want   string
+	}{
+		{"its exit status", `while [ ! -e ` + "$GO" + ` ]; do sleep 0.05; done; exit 3`, 0, "3"},
+		{"a signal that ends it", `exec sleep 60`, syscall.SIGTERM, "SIGTERM"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The daemon ends once followed: when told to, or signalled.
+			goFile := filepath.Join(t.TempDir(), "go")
+			t.Setenv("GO", goFile)
+			p, daemon := startDaemon(t, tt.script)
+			d := followed(t, p, daemon)
+			if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.signal != 0 {
+				_ = syscall.Kill(daemon, tt.signal)
+			}
+			select {
+			case <-d.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the daemon's exit was not seen")
+			}
+			e := d.Exit()
+			got := e.Signal
+			switch {
+			case e.Gone:
+				got = "gone"
+			case got == "":
+				got = strconv.Itoa(e.Code)
+			}
+			if got != tt.want {
+				t.Fatalf("exit = %+v, want %s", e, tt.want)
+			}
+			// Its zombie holds the PID until Stop: no reaping takes it.
+			ReapOrphans()
+			if st, err := readStat(daemon); err != nil || !zombie(st.state) || !Owned(daemon) {
+				t.Fatalf("the daemon's zombie was not kept: %+v, %v, owned %v", st, err, Owned(daemon))
+			}
+			p.Stop(time.Second, nil)
+			if _, err := readStat(daemon); err == nil || Owned(daemon) {
+				t.Errorf("daemon %d was not reaped by Stop", daemon)
+			}
+		})
+	}
+}
+
+func TestNoDaemonToFollow(t *testing.T) {
+	p, _ := start(t, `exit 0`)
+	wait(t, p)
+	if d, ok := p.FollowDaemon(); ok {
+		t.Fatalf("FollowDaemon = %d, want none", d.Pid)
+	}
+}
+
+// A daemon's PID taken by another process (another start time) is never
+// signalled, counted alive, waited for or reaped.
+func TestReusedDaemonPIDIsNeverSignalled(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	t.Cleanup(func() { kill(pid) })
+	st, err := readStat(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := member{pid: pid, start: st.start + 1} // what a reused PID looks like
+	signalDaemon(stranger, syscall.SIGKILL)
+	reapIfZombie(stranger)
+	if !alive(pid) {
+		t.Fatal("a process with another start time was signalled")
+	}
+	if daemonAlive(stranger) {
+		t.Error("a process with another start time counts as the daemon")
+	}
+	awaitGone(stranger, time.Millisecond) // returns at once: not the daemon
+
+	own := member{pid: pid, start: st.start}
+	if !daemonAlive(own) {
+		t.Fatal("the daemon itself does not count as alive")
+	}
+	signalDaemon(own, syscall.SIGKILL)
+	awaitGone(own, time.Millisecond)
+	if daemonAlive(own) {
+		t.Error("the daemon survived its signal")
 	}
 }

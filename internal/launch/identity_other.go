@@ -5,6 +5,7 @@ package launch
 import (
 	"errors"
 	"syscall"
+	"time"
 
 	"vigil/internal/observe"
 )
@@ -24,12 +25,14 @@ func readStat(int) (procStat, error) { return procStat{}, errors.New("no /proc")
 
 func groupAlive(pgid int) bool { return !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) }
 
-func adopted(int, uint64) []int { return nil }
+func adopted(int, uint64) []member { return nil }
 
-func signalDaemon(int, syscall.Signal) {}
+func signalDaemon(member, syscall.Signal) {}
 
-func daemonAlive(int) bool { return false }
+func daemonAlive(member) bool { return false }
 
-func reapIfZombie(int) {}
+func awaitGone(member, time.Duration) {}
+
+func reapIfZombie(member) {}
 
 func reapOrphans() {}

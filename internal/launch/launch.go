@@ -8,8 +8,9 @@
 // zombie holds the PID (and with it the group id) until Stop has signalled
 // the group or Release is called. Likewise vigil can become a subreaper
 // (Spec.Subreaper), so that a server that daemonizes (setsid, parent exits
-// 0) leaves its daemon as vigil's child, to be found by [Process.Daemons]
-// and stopped with the rest.
+// 0) leaves its daemon as vigil's child, to be found by [Process.Daemons],
+// followed as the server ([Process.FollowDaemon]) and stopped with the
+// rest; a daemon is signalled only while its start time is the one seen.
 package launch
 
 import (
@@ -49,18 +50,29 @@ type Process struct {
 	// older children of vigil.
 	startTicks uint64
 	release    sync.Once
-	daemons    []int // every daemon seen, kept until reaped
+	daemons    []member // every daemon seen, kept until reaped
+}
+
+// member is a daemon of the server: its PID and start time, checked
+// before every signal so that a PID the kernel gave to a newcomer is never
+// signalled.
+type member struct {
+	pid   int
+	start uint64
 }
 
 // ErrNotFound means the command does not exist or is not executable.
 var ErrNotFound = errors.New("command not found")
 
 // leaders are the PIDs of the servers launched and not yet reaped, whose
-// zombies no orphan reaping may take.
+// zombies no orphan reaping may take; kept are the daemons followed as the
+// server ([Process.FollowDaemon]), whose zombies are kept the same way
+// until Stop has signalled them.
 var leaders = struct {
 	sync.Mutex
 	pids map[int]bool
-}{pids: map[int]bool{}}
+	kept map[int]bool
+}{pids: map[int]bool{}, kept: map[int]bool{}}
 
 // Start launches spec.
 func Start(spec Spec) (*Process, error) {
@@ -181,6 +193,18 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // were handed to vigil as their subreaper: a daemon after setsid and its
 // parent's exit. Only with Spec.Subreaper; empty otherwise.
 func (p *Process) Daemons() []int {
+	found := p.adopted()
+	pids := make([]int, len(found))
+	for i, d := range found {
+		pids[i] = d.pid
+	}
+	slices.Sort(pids)
+	return pids
+}
+
+// adopted finds the daemons alive now, earliest started first, and
+// remembers them for Stop.
+func (p *Process) adopted() []member {
 	found := adopted(p.Pid, p.startTicks)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -191,6 +215,64 @@ func (p *Process) Daemons() []int {
 	}
 	return found
 }
+
+// Daemon is the process a server that daemonized left running: it is the
+// server from then on. Done and Exit work as the Process's do.
+type Daemon struct {
+	Pid  int
+	done chan struct{}
+	mu   sync.Mutex
+	exit observe.Exit
+}
+
+// Done is closed when the daemon has exited.
+func (d *Daemon) Done() <-chan struct{} { return d.done }
+
+// Exit is how the daemon ended; valid once Done is closed. A daemon that
+// is not vigil's child has no status to read: its end is Gone.
+func (d *Daemon) Exit() observe.Exit {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.exit
+}
+
+// FollowDaemon is asked when the process vigil follows as the server (the
+// leader, or a daemon followed before) has exited 0: it returns the
+// server's daemon, the earliest started of [Process.Daemons], whose exit
+// it then watches. Its zombie is kept, like the leader's, until Stop has
+// signalled it. ok is false when no daemon lives (only with
+// Spec.Subreaper are daemons found at all).
+func (p *Process) FollowDaemon() (*Daemon, bool) {
+	found := p.adopted()
+	if len(found) == 0 {
+		return nil, false
+	}
+	m := found[0]
+	leaders.Lock()
+	leaders.kept[m.pid] = true
+	leaders.Unlock()
+	d := &Daemon{Pid: m.pid, done: make(chan struct{})}
+	go d.wait(m)
+	return d, true
+}
+
+func (d *Daemon) wait(m member) {
+	e, ok := waitExit(m.pid)
+	if !ok {
+		// Not vigil's child (any more): its end is seen in /proc, by its
+		// start time, and it leaves no status.
+		awaitGone(m, daemonPoll)
+		e = observe.Exit{Gone: true}
+	}
+	d.mu.Lock()
+	d.exit = e
+	d.mu.Unlock()
+	close(d.done)
+}
+
+// daemonPoll is how often a daemon that is not vigil's child is looked
+// for in /proc.
+const daemonPoll = 100 * time.Millisecond
 
 // Stop ends the process group and any daemons: SIGCONT (a stopped server
 // cannot act on SIGTERM, and would cost the whole grace), SIGTERM, up to
@@ -267,6 +349,11 @@ func (p *Process) reapDaemons() {
 	daemons := p.daemons
 	p.daemons = nil
 	p.mu.Unlock()
+	leaders.Lock()
+	for _, d := range daemons {
+		delete(leaders.kept, d.pid)
+	}
+	leaders.Unlock()
 	for _, d := range daemons {
 		reapIfZombie(d)
 	}
@@ -308,7 +395,7 @@ func SignalName(sig syscall.Signal) string {
 func Owned(pid int) bool {
 	leaders.Lock()
 	defer leaders.Unlock()
-	return leaders.pids[pid]
+	return leaders.pids[pid] || leaders.kept[pid]
 }
 
 // ReapOrphans reaps the zombies of server processes handed to vigil as

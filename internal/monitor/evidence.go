@@ -69,7 +69,7 @@ func (s *seenProcs) stillRunning(fs procstat.FS) []int {
 // idle processes and their wait channels, a Python stack dump when py-spy
 // is installed, and the GPUs' state. It runs before anything is stopped.
 func (m *monitor) diagnoseStall(res *observe.Result) {
-	pid := m.spec.PID
+	pid := m.serverPID()
 	if res.Verdict != v.Stalled || pid <= 0 {
 		return
 	}
@@ -125,7 +125,8 @@ func (m *monitor) attributeKill(ctx context.Context, e *observe.Exit) {
 	if m.deps.OOMRecord == nil {
 		return
 	}
-	p := oomkill.Proc{PID: m.spec.PID, Start: m.seen.start(m.spec.PID)}
+	pid := m.serverPID()
+	p := oomkill.Proc{PID: pid, Start: m.seen.start(pid)}
 	res := m.deps.OOMRecord(ctx, p)
 	if res.Found {
 		e.OOMRecord = res.Record.Line
@@ -169,6 +170,13 @@ func logDiskFull(path string) (bool, string) {
 // group it started, so it names them, and what they hold.
 func (m *monitor) survivors() []string {
 	pids, _ := m.deps.Proc.Tree(m.spec.PID)
+	if pid := m.serverPID(); pid != m.spec.PID {
+		// The daemon the server left, and its own tree.
+		daemon, _ := m.deps.Proc.Tree(pid)
+		pids = append(pids, daemon...)
+		slices.Sort(pids)
+		pids = slices.Compact(pids)
+	}
 	for _, p := range m.seen.stillRunning(m.deps.Proc) {
 		if !slices.Contains(pids, p) {
 			pids = append(pids, p)

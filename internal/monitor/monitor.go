@@ -22,6 +22,7 @@ import (
 	"vigil/internal/gpu"
 	"vigil/internal/journal"
 	"vigil/internal/judge"
+	"vigil/internal/launch"
 	"vigil/internal/logline"
 	"vigil/internal/observe"
 	"vigil/internal/oomkill"
@@ -53,6 +54,11 @@ type Spec struct {
 	// launched it, and then its exit status is known.
 	PID  int
 	Proc Process
+	// Daemon, when set, is asked for the server's daemon when the process
+	// followed as the server (Proc, or a daemon before) exits 0: a server
+	// that daemonizes is followed to the daemon, which is the server from
+	// then on (launch.Process.FollowDaemon).
+	Daemon func() (*launch.Daemon, bool)
 	// Identity, when set, is the attached process's identity: it is alive
 	// while procfind.Still says so, so a reused PID is not the server.
 	Identity *procfind.Identity
@@ -164,6 +170,19 @@ type monitor struct {
 
 	rss  atomic.Int64 // the tree's resident memory at the last sample
 	seen seenProcs
+
+	// server is the PID of the daemon the server left when it daemonized
+	// (0: none, the server is spec.PID); moved says that it changed.
+	server atomic.Int64
+	moved  chan struct{}
+}
+
+// serverPID is the server's main process now (0: unknown).
+func (m *monitor) serverPID() int {
+	if pid := m.server.Load(); pid != 0 {
+		return int(pid)
+	}
+	return m.spec.PID
 }
 
 // Run judges the startup until a verdict or ctx ends, then gathers the
@@ -188,6 +207,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		notes:    make(chan string, 16),
 		nudge:    make(chan struct{}, 1),
 		logDone:  make(chan struct{}),
+		moved:    make(chan struct{}, 1),
 	}
 	m.emitted.Store(spec.Offset)
 	m.noteStart()
@@ -225,7 +245,7 @@ func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
 	}
 	g.Go(func() error { m.probeHealth(ctx); return nil })
 	if s.PID > 0 {
-		g.Go(func() error { m.sampleActivity(ctx); return nil })
+		g.Go(func() error { m.sampleServer(ctx); return nil })
 		if m.deps.GPU != nil {
 			g.Go(func() error { m.sampleGPU(ctx); return nil })
 		}
@@ -290,7 +310,7 @@ func (m *monitor) evidence(res *observe.Result) {
 	if res.Verdict != v.Ready && m.spec.Stop != nil {
 		// Also when the leader has exited: workers of its group may linger
 		// and hold the GPUs or the port.
-		m.sink.Note(m.deps.Now(), "stopping the server's process group (pid %d)", m.spec.PID)
+		m.sink.Note(m.deps.Now(), "stopping the server's process group (pid %d)", m.serverPID())
 		m.spec.Stop()
 		for _, s := range m.survivors() {
 			m.sink.Note(m.deps.Now(), "%s", s)

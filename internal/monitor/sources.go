@@ -83,15 +83,24 @@ func (m *monitor) waitLogDrained(ctx context.Context) {
 }
 
 // watchExit reports the end of a server vigil launched, once its last
-// output is judged.
+// output is judged. A server that daemonized (its process exited 0 and
+// left a daemon) is followed to the daemon, whose end is the server's.
 func (m *monitor) watchExit(ctx context.Context) {
-	select {
-	case <-m.spec.Proc.Done():
-	case <-ctx.Done():
-		return
+	proc := m.spec.Proc
+	for {
+		select {
+		case <-proc.Done():
+		case <-ctx.Done():
+			return
+		}
+		d := m.daemonOf(ctx, proc)
+		if d == nil {
+			break
+		}
+		proc = d
 	}
 	m.waitLogDrained(ctx)
-	e := m.spec.Proc.Exit()
+	e := proc.Exit()
 	if e.Signal == "SIGKILL" {
 		m.attributeKill(ctx, &e)
 		e.Memory = m.memoryPressure()
@@ -99,6 +108,58 @@ func (m *monitor) watchExit(ctx context.Context) {
 	select {
 	case m.exit <- e:
 	case <-ctx.Done():
+	}
+}
+
+// daemonOf returns the daemon the server left when proc, followed as the
+// server, exited 0 (nil: none, or another end). The daemon is the server
+// from then on: its liveness, activity and exit; the first hand-over is
+// said once.
+func (m *monitor) daemonOf(ctx context.Context, proc Process) *launch.Daemon {
+	if m.spec.Daemon == nil {
+		return nil
+	}
+	if e := proc.Exit(); e.Code != 0 || e.Signal != "" || e.Gone {
+		return nil
+	}
+	d, ok := m.spec.Daemon()
+	if !ok {
+		return nil
+	}
+	first := m.serverPID() == m.spec.PID
+	m.server.Store(int64(d.Pid))
+	if smp, err := m.deps.Proc.Sample([]int{d.Pid}); err == nil {
+		m.seen.add(smp.Procs) // its start, for the kernel log's records
+	}
+	select {
+	case m.moved <- struct{}{}:
+	default:
+	}
+	if first {
+		select {
+		case m.notes <- fmt.Sprintf("the server daemonized: following PID %d", d.Pid):
+		case <-ctx.Done():
+		}
+	}
+	return d
+}
+
+// sampleServer runs the activity sampler on the server's main process,
+// afresh on the daemon once the server has daemonized.
+func (m *monitor) sampleServer(ctx context.Context) {
+	for {
+		sctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); m.sampleActivity(sctx) }()
+		select {
+		case <-ctx.Done():
+		case <-m.moved:
+		}
+		cancel()
+		<-done
+		if ctx.Err() != nil {
+			return
+		}
 	}
 }
 
@@ -155,7 +216,7 @@ const busyCPU = 0.05
 
 // sampleActivity reports whether the process tree under the server works.
 func (m *monitor) sampleActivity(ctx context.Context) {
-	s := procstat.NewSampler(m.deps.Proc, m.spec.PID)
+	s := procstat.NewSampler(m.deps.Proc, m.serverPID())
 	var prevCache procstat.CacheSample
 	havePrev, wasRunnable := false, false
 	// The health prober runs every 250 ms from about the same moment; a
@@ -280,9 +341,10 @@ func (m *monitor) watchDisk(ctx context.Context) {
 // outside the server's process tree by another inference server (an
 // earlier one still on the port), the answer is HealthForeign and a note
 // names that server. Any other holder (docker-proxy, a port forward) or
-// one that cannot be told leaves the answer as it is.
+// one that cannot be told leaves the answer as it is. A redirect to
+// another host, which is not followed, is noted once.
 func (m *monitor) probeHealth(ctx context.Context) {
-	kind, pid := m.spec.Judge.Server, m.spec.PID
+	kind := m.spec.Judge.Server
 	path := classify.Lookup(kind).HealthPath
 	if path == "" {
 		path = "/health"
@@ -293,15 +355,12 @@ func (m *monitor) probeHealth(ctx context.Context) {
 		p.Client.Transport = m.deps.Transport
 	}
 	port, local := localPort(m.spec.URL)
-	if !local || pid <= 0 {
-		p.RunNudged(ctx, m.health, m.nudge)
-		return
-	}
 	probes := make(chan observe.Health, 1)
 	done := make(chan struct{})
 	go func() { defer close(done); p.RunNudged(ctx, probes, m.nudge) }()
 	defer func() { <-done }()
 	var holder portCheck
+	redirected := false
 	for {
 		var h observe.Health
 		select {
@@ -309,8 +368,18 @@ func (m *monitor) probeHealth(ctx context.Context) {
 			return
 		case h = <-probes:
 		}
-		if h.State == observe.HealthOK && holder.foreignAnswer(m, port, pid) {
+		// The server's pid is read afresh: it is the daemon's once the
+		// server has daemonized.
+		if pid := m.serverPID(); local && pid > 0 && h.State == observe.HealthOK && holder.foreignAnswer(m, port, pid) {
 			h.State = observe.HealthForeign
+		}
+		if host, ok := health.RedirectedTo(h); ok && !redirected {
+			redirected = true
+			select {
+			case m.notes <- "health redirects to " + host + "; not followed":
+			case <-ctx.Done():
+				return
+			}
 		}
 		select {
 		case m.health <- h:
