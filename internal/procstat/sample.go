@@ -104,6 +104,8 @@ type Proc struct {
 	// where the kernel does not keep it.
 	Waited    time.Duration
 	HasWaited bool
+	// waitedAll: Waited sums every thread's wait, not the main thread's.
+	waitedAll bool
 }
 
 // key names a process uniquely across PID reuse.
@@ -204,7 +206,12 @@ func (fsys FS) readProc(r *reader, pid int, threads map[key]ThreadStates) (Proc,
 		p.Waited, p.HasWaited = parseSchedstat(b)
 	}
 	if threads == nil {
-		p.Threads = fsys.threadStates(r, pid, st)
+		var waited time.Duration
+		var ok bool
+		p.Threads, waited, ok = fsys.threadStates(r, pid, st)
+		if ok {
+			p.Waited, p.HasWaited, p.waitedAll = waited, true, true
+		}
 	} else if ts, ok := threads[p.key()]; ok {
 		p.Threads = ts
 	} else {
@@ -213,10 +220,12 @@ func (fsys FS) readProc(r *reader, pid int, threads map[key]ThreadStates) (Proc,
 	return p, nil
 }
 
-// threadStates reads task/*/stat. If the task directory cannot be listed
-// (the process is exiting) the main thread's state stands for all threads.
-func (fsys FS) threadStates(r *reader, pid int, st stat) ThreadStates {
-	var ts ThreadStates
+// threadStates reads task/*/stat, and task/*/schedstat for the run-queue
+// wait of all threads together (waitedOK false where the kernel keeps
+// none): the main thread of a Go or Java program may sleep while others
+// wait for a CPU. If the task directory cannot be listed (the process is
+// exiting) the main thread's state stands for all threads.
+func (fsys FS) threadStates(r *reader, pid int, st stat) (ts ThreadStates, waited time.Duration, waitedOK bool) {
 	dir := fsys.path(pid, "task")
 	names, _ := readDirNames(dir)
 	for _, name := range names {
@@ -227,11 +236,16 @@ func (fsys FS) threadStates(r *reader, pid int, st stat) ThreadStates {
 		if s, ok := threadState(b); ok {
 			ts.Add(s)
 		}
+		if b, err := r.read(dir + "/" + name + "/schedstat"); err == nil {
+			if w, ok := parseSchedstat(b); ok {
+				waited, waitedOK = waited+w, true
+			}
+		}
 	}
 	if ts.Total() == 0 {
 		ts = mainOnly(st.state, st.threads)
 	}
-	return ts
+	return ts, waited, waitedOK
 }
 
 // mainOnly counts n threads, all in the main thread's state: the best guess

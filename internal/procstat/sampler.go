@@ -41,9 +41,10 @@ type Delta struct {
 	// Appeared and Died list processes that joined or left the tree; Died
 	// holds each process as last seen, so its RSS and name are known.
 	Appeared, Died []Proc
-	// Waited is the longest time one of the tree's processes spent ready
-	// to run but waiting for a CPU (at most Interval): on a crowded
-	// machine, time in which the tree could not have shown progress.
+	// Waited is the most run-queue wait one of the tree's processes had
+	// (its threads' waits together; at most Interval): on a crowded
+	// machine, time in which the tree could not have shown progress. An
+	// idle process waits for no CPU, so a hang never hides behind it.
 	Waited time.Duration
 }
 
@@ -78,7 +79,7 @@ func Diff(prev, cur Sample) Delta {
 			continue
 		}
 		delete(before, p.key())
-		if p.HasWaited && old.HasWaited {
+		if p.HasWaited && old.HasWaited && p.waitedAll == old.waitedAll {
 			d.Waited = max(d.Waited, p.Waited-old.Waited)
 		}
 		cpu += p.CPU - old.CPU

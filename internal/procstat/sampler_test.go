@@ -3,6 +3,7 @@ package procstat
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -288,5 +289,22 @@ func TestDiffWaited(t *testing.T) {
 				t.Errorf("got waited %v, want %v", d.Waited, tt.want)
 			}
 		})
+	}
+}
+
+// The run-queue wait of a process is all its threads' together: a Go
+// program's main thread may sleep while a worker thread waits for a CPU.
+func TestWaitedSumsThreads(t *testing.T) {
+	fsys := writeTree(t, fakeProc{pid: 100, ppid: 1, pgrp: 100, sid: 100, comm: "player", state: 'S', threads: "SR"})
+	mustWrite(t, filepath.Join(fsys.Root, "100", "schedstat"), "1000 5 1\n")
+	mustWrite(t, filepath.Join(fsys.Root, "100", "task", "100", "schedstat"), "1000 5 1\n")
+	mustWrite(t, filepath.Join(fsys.Root, "100", "task", "101", "schedstat"), "9000 700000000 3\n")
+	s, err := fsys.Sample([]int{100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := s.Proc(100)
+	if !p.HasWaited || p.Waited != 700000005 {
+		t.Errorf("got waited %v (known %v), want the threads' 700000005ns", p.Waited, p.HasWaited)
 	}
 }
