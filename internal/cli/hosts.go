@@ -421,19 +421,12 @@ func (h *hostsRun) judge() {
 	}
 }
 
-// progressWindow is how long after a member vigil's last event the member
-// still counts as progressing. A member vigil speaks while its server
-// does: every log line it makes sense of, and a "quiet" event at least
-// every 30s while the log is silent but the processes work; a member
-// silent longer waits (for a peer, most often).
-const progressWindow = 45 * time.Second
-
 func (h *hostsRun) memberStates() []multinode.Member {
 	now := h.now()
 	ms := make([]multinode.Member, len(h.members))
 	for i, mb := range h.members {
 		ms[i] = mb.m
-		ms[i].Progressing = mb.m.Outcome == nil && !mb.ended && now.Sub(mb.lastEvent) < progressWindow
+		ms[i].Progressing = mb.m.Outcome == nil && !mb.ended && multinode.Progressing(mb.lastEvent, now)
 	}
 	return ms
 }

@@ -148,7 +148,7 @@ func TestHostsLoopInterrupted(t *testing.T) {
 	}
 }
 
-// A member whose vigil has said nothing for progressWindow no longer
+// A member whose vigil has said nothing for multinode.ProgressWindow no longer
 // counts as progressing: it waits, and another member's stall is the
 // whole's. Before that the whole stays undecided.
 func TestHostsLoopStallNeedsEveryMemberStill(t *testing.T) {

@@ -46,6 +46,17 @@ type Member struct {
 	Outcome *Outcome
 }
 
+// ProgressWindow is how long after a member vigil's last event the member
+// still counts as progressing. A member vigil speaks while its server
+// does: every log line it makes sense of, and a "quiet" event at least
+// every 30s while the log is silent but the processes work; a member
+// silent longer waits (for a peer, most often).
+const ProgressWindow = 45 * time.Second
+
+// Progressing reports whether a member whose vigil last spoke at last
+// still counts as progressing at now.
+func Progressing(last, now time.Time) bool { return now.Sub(last) < ProgressWindow }
+
 // Echo is what another member showed while the root cause happened.
 type Echo struct {
 	Host    string

@@ -278,3 +278,15 @@ func TestPlanErrors(t *testing.T) {
 		t.Errorf("one host needs no placeholder: %v", err)
 	}
 }
+
+func TestProgressing(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, tc := range []struct {
+		quiet time.Duration
+		want  bool
+	}{{0, true}, {30 * time.Second, true}, {ProgressWindow - time.Millisecond, true}, {ProgressWindow, false}, {time.Hour, false}} {
+		if got := Progressing(t0, t0.Add(tc.quiet)); got != tc.want {
+			t.Errorf("quiet %v: progressing %v, want %v", tc.quiet, got, tc.want)
+		}
+	}
+}
