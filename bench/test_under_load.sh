@@ -7,7 +7,7 @@
 # failed; each run's output is kept in OUT.
 #
 # Usage: bench/test_under_load.sh [PACKAGES...]      (default ./...)
-# Env:   RUNS=3 LOAD=<cores> LIMIT=3600 OUT=<temp dir> GOFLAGS_TEST=-race
+# Env:   RUNS=3 LOAD=<cores> LIMIT=3600 OUT=<temp dir> GOFLAGS_TEST="-race -timeout 30m" (a loaded machine runs e2e past go test's 10-minute default)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +16,7 @@ out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 pkgs=("$@")
 [ ${#pkgs[@]} -eq 0 ] && pkgs=(./...)
-read -r -a testflags <<<"${GOFLAGS_TEST:--race}"
+read -r -a testflags <<<"${GOFLAGS_TEST:--race -timeout 30m}"
 
 hogs=()
 cleanup() {

@@ -178,7 +178,8 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	// A later start may be appended to the log while vigil watches it.
+	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke, SplitRuns: true})
 	opts.member.apply(&cfg)
 	info.Budget = hist.budget()
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)

@@ -46,6 +46,9 @@ type Config struct {
 	Smoke bool
 	// NoHealth is true when there is no health endpoint to probe at all.
 	NoHealth bool
+	// SplitRuns: the log is one vigil only watches, where a later start of
+	// the server may follow this one (a start clue restarts the judge).
+	SplitRuns bool
 	// Member: this is a non-serving member of a multi-node start (a node
 	// of rank > 0); the profile's MemberReady lines are its ready lines.
 	Member bool
@@ -193,6 +196,10 @@ type Judge struct {
 	config      *srvconfig.Collector
 	configLines int
 	fingerprint string
+	// relClock is the last relative time (llama.cpp's clock) a line
+	// carried, relTicking whether one did (newRun).
+	relClock   time.Duration
+	relTicking bool
 	// learnedDeclared is LearnedConfig's declared settings (otherConfig).
 	learnedDeclared map[string]string
 	mismatch        *srvconfig.Outcome
@@ -284,7 +291,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if j.result != nil {
 		return
 	}
-	if l.Fresh && j.lines > 0 {
+	if l.Fresh && j.lines > 0 || j.cfg.SplitRuns && j.newRun(l) {
 		j.restart(now)
 	}
 	j.lines++

@@ -647,3 +647,32 @@ func TestVLLMHeadlessMemberIsReadyOnItsLastStartupLine(t *testing.T) {
 		}
 	}
 }
+
+// A start appended to a log vigil only watches is judged as a new run:
+// here llama-server's relative clock drops back to zero after a ready run
+// (real lines; the second process lost its last line, "exiting due to
+// model loading error", as llama-server can when it exits fast).
+func TestSplitRunsRestartsOnANewProcess(t *testing.T) {
+	steps := []step{
+		ln(0, "0.00.006.379 I srv    load_model: loading model '/models/tiny.gguf'"),
+		ln(0, "0.00.236.783 I srv  llama_server: model loaded"),
+		ln(0, "0.00.236.854 I srv  llama_server: listening on http://127.0.0.1:36639"),
+		ln(0, "0.00.371.009 I srv    operator(): operator(): cleaning up before exit..."),
+		ln(1, "0.00.003.957 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"),
+		ln(1, "0.00.014.326 I srv    load_model: loading model '/models/truncated.gguf'"),
+		ln(1, "0.00.026.936 E llama_model_load: error loading model: tensor 'token_embd.weight' data is not within the file bounds, model is corrupted or incomplete"),
+		ln(1, "0.00.038.756 E cmn  common_init_: failed to load model '/models/truncated.gguf'"),
+		ln(1, "0.00.038.769 I srv    operator(): operator(): cleaning up before exit..."),
+		hl(1.05, starting), hl(1.1, refused),
+	}
+	for _, split := range []bool{true, false} {
+		cfg := Config{Server: "llamacpp", SplitRuns: split, StallAfter: 10 * time.Second, Timeout: 60 * time.Second}
+		r := play(t, cfg, steps, 70)
+		switch {
+		case split && (r == nil || r.Verdict != v.Failed || r.Cause != v.ModelLoad):
+			t.Errorf("split runs: got %+v, want failed/model_load", r)
+		case !split && r != nil && r.Cause == v.ModelLoad:
+			t.Errorf("one run: got %s/%s; the earlier run's ready line should hold it (else this test shows nothing)", r.Verdict, r.Cause)
+		}
+	}
+}

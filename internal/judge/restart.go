@@ -3,7 +3,10 @@ package judge
 import (
 	"time"
 
+	"vigil/internal/classify"
+	"vigil/internal/logline"
 	"vigil/internal/observe"
+	v "vigil/internal/verdict"
 )
 
 // restartNote is the warning a restart emits.
@@ -19,4 +22,38 @@ func (j *Judge) restart(now time.Time) {
 	*j = *New(j.base, now)
 	j.events = append(events, j.events...)
 	j.emit(now, observe.Warning{Message: restartNote})
+}
+
+// restartDrop is how far back a relative clock must drop to be a new
+// process's (as explain's splitter counts it).
+const restartDrop = 100 * time.Millisecond
+
+// newRun reports whether a line of a log vigil only watches starts a new
+// run of the server (Config.SplitRuns): the start clues explain's splitter
+// reads, for the case a start is appended to a log while vigil watches it
+// (one attached without --pid takes the last run so far for the current
+// one, and the next start comes after it). A relative clock that drops
+// back to near zero is a new process; a start banner is a new start once
+// this one got past its first steps, was said ready or failing, or when
+// another server starts.
+func (j *Judge) newRun(l logline.Line) bool {
+	if t, ok := classify.RelativeTime(l.Text); ok {
+		was, ticking := j.relClock, j.relTicking
+		j.relClock, j.relTicking = t, true
+		if ticking && t < classify.RestartNear && was-t > restartDrop {
+			return true
+		}
+	}
+	if j.lines == 0 || !classify.MayBeBanner(l.Text) {
+		return false
+	}
+	s := classify.BannerServer(classify.ParseFast(l.Text).Msg)
+	if s == "" {
+		return false
+	}
+	switch j.phase {
+	case v.Launch, v.Init, v.Distributed:
+		return j.readyLine || !j.fatalAt.IsZero() || j.server != "" && s != j.server
+	}
+	return true
 }
