@@ -95,7 +95,8 @@ var allProfiles = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
 func sameClass(a, b Class) bool {
 	if a.Parsed != b.Parsed || a.Phase != b.Phase || a.Back != b.Back || a.Failure != b.Failure ||
 		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready ||
-		a.Notable != b.Notable || a.KernelRule != b.KernelRule || a.PhaseRule != b.PhaseRule {
+		a.Notable != b.Notable || a.KernelRule != b.KernelRule || a.PhaseRule != b.PhaseRule ||
+		a.Waiting != b.Waiting || a.Listening != b.Listening {
 		return false
 	}
 	if (a.Kernel == nil) != (b.Kernel == nil) || a.Kernel != nil && *a.Kernel != *b.Kernel {
@@ -115,8 +116,8 @@ func describe(c Class) string {
 	if c.Notable != nil {
 		notable = c.Notable.ID
 	}
-	return fmt.Sprintf("phase %q back %v progress %v failure %q notable %q kernel %+v exception %v traceback %v benign %v ready %v parsed %+v",
-		c.Phase, c.Back, c.Progress != nil, id, notable, c.Kernel, c.Exception, c.Traceback, c.Benign, c.Ready, c.Parsed)
+	return fmt.Sprintf("phase %q back %v progress %v failure %q notable %q kernel %+v exception %v traceback %v benign %v ready %v waiting %v listening %v parsed %+v",
+		c.Phase, c.Back, c.Progress != nil, id, notable, c.Kernel, c.Exception, c.Traceback, c.Benign, c.Ready, c.Waiting, c.Listening, c.Parsed)
 }
 
 func TestClassifyMatchesReference(t *testing.T) {

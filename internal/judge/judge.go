@@ -259,7 +259,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	}
 	c := j.prof.Classify(l.Text)
 	j.evidenceOpen = evidenceOpen(l, c.Msg)
-	if !classify.IsWaiting(c.Msg) {
+	if !c.Waiting {
 		j.lastProgress = now
 	}
 	// An error that names a step (a missing libmpi, a failed NCCL call) is
@@ -302,7 +302,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.sayUp(now)
 		j.emit(now, observe.ReadyLine{Line: c.Raw})
 	}
-	if classify.SaysListening(c.Msg) {
+	if c.Listening {
 		j.upLineText = c.Raw
 		j.sayUp(now)
 	}
