@@ -166,8 +166,11 @@ type Judge struct {
 	activity  string
 	quietSaid time.Time
 
-	config      *srvconfig.Collector
-	configLines int
+	config *srvconfig.Collector
+	// configGen and configKind are the collector's generation and the
+	// server kind configChanged last read.
+	configGen   int
+	configKind  string
 	fingerprint string
 	mismatch    *srvconfig.Outcome
 	phaseAt     time.Time
@@ -281,12 +284,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.feedPulse(&c, now)
 	}
 	if kv := j.config.Feed(c.Msg); len(kv) > 0 {
-		// A server prints its configuration a few times; a log that
-		// prints it on every line is only re-read now and then.
-		j.configLines++
-		if j.configLines <= 64 || j.configLines%64 == 0 {
-			j.configChanged(now)
-		}
+		j.configChanged(now)
 	}
 	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
 		j.lastMeaning = c.Raw
@@ -405,12 +403,18 @@ func round1(d time.Duration) float64 {
 // checks the expectations, and drops learned windows that were learned
 // for another configuration.
 func (j *Judge) configChanged(now time.Time) {
+	// A server prints its configuration a few times, and a line that
+	// repeats what was printed changes nothing derived from it.
+	if gen := j.config.Generation(); gen == j.configGen && j.server == j.configKind {
+		return
+	}
+	j.configGen, j.configKind = j.config.Generation(), j.server
 	cfg := j.config.Config()
-	fp := srvconfig.Fingerprint(j.server, cfg)
+	fp := j.config.Fingerprint(j.server)
 	if fp != j.fingerprint {
 		j.fingerprint = fp
 		important := map[string]string{}
-		for _, kv := range srvconfig.Important(j.server, cfg) {
+		for _, kv := range j.config.Important(j.server) {
 			important[kv.Key] = kv.Value
 		}
 		j.emit(now, observe.ConfigSeen{Fingerprint: fp, Important: important})
