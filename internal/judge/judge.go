@@ -558,8 +558,8 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	}
 	j.config.Flush()
 	r.Config = j.config.Config()
-	r.Important = srvconfig.Important(j.server, r.Config)
-	r.Fingerprint = srvconfig.Fingerprint(j.server, r.Config)
+	r.Important = j.config.Important(j.server)
+	r.Fingerprint = j.config.Fingerprint(j.server)
 	j.attachPulse(r)
 	j.attachDrift(r)
 	j.result = r
