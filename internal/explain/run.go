@@ -98,7 +98,7 @@ func newRun(server string, first *logline.Span, t0 int64) *runState {
 	st := &runState{off: first.Off, first: first.No, last: first.No}
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
-	st.j = judge.New(judge.Config{Server: server, NoHealth: true}, st.t0)
+	st.j = judge.New(judge.Config{Server: server, NoHealth: true, NoConfig: true}, st.t0)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
 	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}

@@ -67,6 +67,11 @@ type Config struct {
 	// server that prints quantization=None runs with it, and --expect
 	// quantization is judged against it.
 	CheckpointQuant []string
+	// NoConfig: the caller reads no configuration from the result (explain
+	// reports none), so the printed configuration is not collected, unless
+	// something here needs it (Expect, LastGood, Learned). Result.Config,
+	// Important and Fingerprint are empty then, and no ConfigSeen comes.
+	NoConfig bool
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -167,6 +172,8 @@ type Judge struct {
 	quietSaid time.Time
 
 	config *srvconfig.Collector
+	// collect: the configuration is read from the lines (not NoConfig).
+	collect bool
 	// configGen and configKind are the collector's generation and the
 	// server kind configChanged last read.
 	configGen   int
@@ -179,6 +186,7 @@ type Judge struct {
 // New starts judging a startup that began at start.
 func New(cfg Config, start time.Time) *Judge {
 	j := &Judge{cfg: cfg, start: start, lastProgress: start, warned: map[string]bool{}, phaseAt: start}
+	j.collect = !cfg.NoConfig || len(cfg.Expect) > 0 || len(cfg.LastGood) > 0 || cfg.Learned != nil
 	kind := cfg.Server
 	if kind == "" || kind == "auto" {
 		kind = classify.DetectCommand(cfg.Argv)
@@ -283,8 +291,10 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Kernel != nil || c.Notable != nil {
 		j.feedPulse(&c, now)
 	}
-	if kv := j.config.Feed(c.Msg); len(kv) > 0 {
-		j.configChanged(now)
+	if j.collect {
+		if kv := j.config.Feed(c.Msg); len(kv) > 0 {
+			j.configChanged(now)
+		}
 	}
 	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
 		j.lastMeaning = c.Raw
