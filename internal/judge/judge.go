@@ -566,10 +566,12 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	if len(r.Evidence) > maxEvidence {
 		r.Evidence = r.Evidence[:maxEvidence]
 	}
-	j.config.Flush()
-	r.Config = j.config.Config()
-	r.Important = j.config.Important(j.server)
-	r.Fingerprint = j.config.Fingerprint(j.server)
+	if j.collect {
+		j.config.Flush()
+		r.Config = j.config.Config()
+		r.Important = j.config.Important(j.server)
+		r.Fingerprint = j.config.Fingerprint(j.server)
+	}
 	j.attachPulse(r)
 	j.attachDrift(r)
 	j.result = r
