@@ -10,6 +10,19 @@ import (
 // ParseFast: case folding, runes that lower-case to ASCII, empty
 // literals, prefixes that almost match.
 var edgeLines = []string{
+	// TGI's header, the cases its hand-written cutter must get right.
+	"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {",
+	"2026-01-08T10:00:00Z INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+	"2026-01-08T10:00:00.1Z\tWARN text_generation_router::server::x: router/src/server.rs:1812: Connected",
+	"2026-01-08T10:00:00.Z INFO text_generation_launcher: no digits after the dot",
+	"2026-01-08T10:00:00.123 INFO no Z",
+	"2026-01-08T10:00:00Z WARNING text_generation_launcher: not a TGI level",
+	"2026-01-08T10:00:00Z ERROR download_text_generation: download: x.rs:12: y.rs:3: z",
+	"2026-01-08T10:00:00Z DEBUG text_generation_router::: a.rs:1:2: rest",
+	"2026-01-08T10:00:00Z TRACE warmup:x webserver: .rs:1: src/main.rs:x: ",
+	"2026-01-08T10:00:00Z  INFO  my_text_generation_thing::a::b: src/a-b/c.d.rs:99: rank=3",
+	"2026-01-08T10:00:00Z INFO",
+	"2026-01-08T10:00:00Z INFO ",
 	"",
 	" ",
 	"\t",
