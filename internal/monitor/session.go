@@ -128,9 +128,11 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	}
 }
 
-// lineBatches bounds the batches of lines queued for the session; a batch
-// holds at most one read of the log (or one journal entry).
-const lineBatches = 256
+// lineBatches bounds the batches of lines queued for the session. A batch
+// holds at most one read of the log (256 KiB) or one journal entry, so a
+// flooded log keeps at most a few MiB of lines waiting, about what 4,096
+// single lines did.
+const lineBatches = 16
 
 // drainLines judges the lines already queued, up to about 4096 of them,
 // so that the loop still keeps time during a flood.
