@@ -29,6 +29,9 @@ type Class struct {
 	Benign bool
 	// Ready is true for the server's ready line.
 	Ready bool
+	// Waiting is IsWaiting(Msg) and Listening SaysListening(Msg), read
+	// in the same scan as the rules.
+	Waiting, Listening bool
 	// Kernel is set when the line reports a kernel's tuned-config lookup
 	// (tuned, fallback or default); KernelRule is the rule that read it.
 	Kernel     *KernelConfig

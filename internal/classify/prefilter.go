@@ -29,6 +29,7 @@ type prefilter struct {
 
 	phaseBase, readyBase, benignBase, failBase, commonBase int
 	kernelBase, notableBase, commonNotableBase             int
+	waitingBase, listenBit                                 int
 	tracebackBit, exceptionBit, specialBit                 int
 }
 
@@ -108,6 +109,11 @@ func buildPrefilter(pr *Profile) *prefilter {
 	pf.kernelBase = b.matchers(len(kernelRules), func(i int) *Matcher { return &kernelRules[i].Matcher })
 	pf.notableBase = b.matchers(len(pr.Notable), func(i int) *Matcher { return &pr.Notable[i].Matcher })
 	pf.commonNotableBase = b.matchers(len(commonNotable), func(i int) *Matcher { return &commonNotable[i].Matcher })
+	pf.waitingBase = b.matchers(len(waiting), func(i int) *Matcher { return &waiting[i] })
+	pf.listenBit = b.bit()
+	for _, m := range listenMarkers {
+		b.add(m, pf.listenBit, false)
+	}
 	pf.tracebackBit = b.bit()
 	b.add(tracebackHeader, pf.tracebackBit, false)
 	pf.exceptionBit = b.bit()
@@ -271,6 +277,8 @@ func (pf *prefilter) classify(pr *Profile, line string) Class {
 	if hits.has(pf.tracebackBit) {
 		c.Traceback = true
 	}
+	c.Waiting = first(pf.waitingBase, len(waiting), func(i int) *Matcher { return &waiting[i] }) >= 0
+	c.Listening = hits.has(pf.listenBit)
 	// Kernel configs and notable warnings are mostly printed as warnings,
 	// so they are read before a warning returns.
 	if i := first(pf.kernelBase, len(kernelRules), func(i int) *Matcher { return &kernelRules[i].Matcher }); i >= 0 {

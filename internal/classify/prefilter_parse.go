@@ -48,10 +48,10 @@ func ParseFast(line string) Parsed {
 			msg = msg[n:]
 		}
 	case len(msg) > 20 && msg[4] == '-' && msg[10] == 'T':
-		if m := tgiHeaderRe.FindStringSubmatch(msg); m != nil {
-			p.Stamp, p.StampKind = m[1], "iso"
-			p.Level = levelNames[m[2]]
-			msg = msg[len(m[0]):]
+		if stamp, level, n, ok := cutTGIHeader(msg); ok {
+			p.Stamp, p.StampKind = stamp, "iso"
+			p.Level = levelNames[level]
+			msg = msg[n:]
 			if i := strings.LastIndex(msg, " rank="); i >= 0 && isDigits(msg[i+6:]) {
 				p.Source = "rank " + msg[i+6:]
 				msg = msg[:i]
@@ -133,6 +133,120 @@ func pattern(s, pat string) bool {
 		}
 	}
 	return true
+}
+
+// cutTGIHeader matches tgiHeaderRe,
+// `^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s+`
+// then targets (`(?:(?:shard-manager|download|webserver|warmup|\w*text_generation\w*(?:::\w+)*): )*`)
+// and a source position (`(?:[\w/.-]+\.rs:\d+: )?`). Every part has one
+// way to match: a word ends at a byte that is no word byte, so the
+// regexp's backtracking never finds a shorter match that works.
+func cutTGIHeader(msg string) (stamp, level string, n int, ok bool) {
+	if !pattern(msg, "9999-99-99T99:99:99") {
+		return
+	}
+	i := 19
+	if i < len(msg) && msg[i] == '.' {
+		if d := digits(msg[i+1:]); d > 0 {
+			i += 1 + d
+		}
+	}
+	if i >= len(msg) || msg[i] != 'Z' {
+		return
+	}
+	i++
+	stamp = msg[:i]
+	sp := spaces(msg[i:])
+	if sp == 0 {
+		return "", "", 0, false
+	}
+	i += sp
+	for _, l := range [...]string{"TRACE", "DEBUG", "INFO", "WARN", "ERROR"} {
+		if strings.HasPrefix(msg[i:], l) {
+			level = l
+			break
+		}
+	}
+	if level == "" {
+		return "", "", 0, false
+	}
+	i += len(level)
+	sp = spaces(msg[i:])
+	if sp == 0 {
+		return "", "", 0, false
+	}
+	i += sp
+	for {
+		t := tgiTarget(msg[i:])
+		if t == 0 || !strings.HasPrefix(msg[i+t:], ": ") {
+			break
+		}
+		i += t + 2
+	}
+	return stamp, level, i + tgiSource(msg[i:]), true
+}
+
+// tgiTarget is the length of the target at the start of s (0: none), as
+// the first alternative of tgiHeaderRe's target that is followed by ": ".
+func tgiTarget(s string) int {
+	for _, w := range [...]string{"shard-manager", "download", "webserver", "warmup"} {
+		if strings.HasPrefix(s, w) && strings.HasPrefix(s[len(w):], ": ") {
+			return len(w)
+		}
+	}
+	// \w*text_generation\w*: a word holding text_generation, then
+	// (::\w+)*: more words after "::".
+	n := words(s)
+	if !strings.Contains(s[:n], "text_generation") {
+		return 0
+	}
+	for strings.HasPrefix(s[n:], "::") {
+		w := words(s[n+2:])
+		if w == 0 {
+			break
+		}
+		n += 2 + w
+	}
+	return n
+}
+
+// tgiSource is the length of a source position ("router/src/server.rs:1812: ")
+// at the start of s, or 0.
+func tgiSource(s string) int {
+	n := 0
+	for n < len(s) && (isWordByte(s[n]) || s[n] == '/' || s[n] == '.' || s[n] == '-') {
+		n++
+	}
+	if n < 4 || s[n-3:n] != ".rs" || n >= len(s) || s[n] != ':' {
+		return 0
+	}
+	d := digits(s[n+1:])
+	if d == 0 || !strings.HasPrefix(s[n+1+d:], ": ") {
+		return 0
+	}
+	return n + 1 + d + 2
+}
+
+// words is the length of the run of \w bytes at the start of s.
+func words(s string) int {
+	n := 0
+	for n < len(s) && isWordByte(s[n]) {
+		n++
+	}
+	return n
+}
+
+func isWordByte(b byte) bool {
+	return isDigit(b) || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b == '_'
+}
+
+// spaces is the length of the run of \s bytes at the start of s.
+func spaces(s string) int {
+	n := 0
+	for n < len(s) && isSpace(s[n]) {
+		n++
+	}
+	return n
 }
 
 // cutVLLMProc matches vllmProcRe, `^\(([^()]*?) pid=(\d+)\) ?`: the tag

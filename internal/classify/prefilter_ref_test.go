@@ -45,6 +45,7 @@ func (pr *Profile) classifySlow(line string) Class {
 	if strings.Contains(msg, "Traceback (most recent call last)") {
 		c.Traceback = true
 	}
+	c.Waiting, c.Listening = IsWaiting(msg), SaysListening(msg)
 	for i := range kernelRules {
 		if kernelRules[i].match(msg, lowerOf()) {
 			c.Kernel, c.KernelRule = kernelRules[i].kernelConfig(msg), &kernelRules[i]

@@ -10,6 +10,19 @@ import (
 // ParseFast: case folding, runes that lower-case to ASCII, empty
 // literals, prefixes that almost match.
 var edgeLines = []string{
+	// TGI's header, the cases its hand-written cutter must get right.
+	"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {",
+	"2026-01-08T10:00:00Z INFO shard-manager: text_generation_launcher: Starting shard rank=0",
+	"2026-01-08T10:00:00.1Z\tWARN text_generation_router::server::x: router/src/server.rs:1812: Connected",
+	"2026-01-08T10:00:00.Z INFO text_generation_launcher: no digits after the dot",
+	"2026-01-08T10:00:00.123 INFO no Z",
+	"2026-01-08T10:00:00Z WARNING text_generation_launcher: not a TGI level",
+	"2026-01-08T10:00:00Z ERROR download_text_generation: download: x.rs:12: y.rs:3: z",
+	"2026-01-08T10:00:00Z DEBUG text_generation_router::: a.rs:1:2: rest",
+	"2026-01-08T10:00:00Z TRACE warmup:x webserver: .rs:1: src/main.rs:x: ",
+	"2026-01-08T10:00:00Z  INFO  my_text_generation_thing::a::b: src/a-b/c.d.rs:99: rank=3",
+	"2026-01-08T10:00:00Z INFO",
+	"2026-01-08T10:00:00Z INFO ",
 	"",
 	" ",
 	"\t",
@@ -95,7 +108,8 @@ var allProfiles = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
 func sameClass(a, b Class) bool {
 	if a.Parsed != b.Parsed || a.Phase != b.Phase || a.Back != b.Back || a.Failure != b.Failure ||
 		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready ||
-		a.Notable != b.Notable || a.KernelRule != b.KernelRule || a.PhaseRule != b.PhaseRule {
+		a.Notable != b.Notable || a.KernelRule != b.KernelRule || a.PhaseRule != b.PhaseRule ||
+		a.Waiting != b.Waiting || a.Listening != b.Listening {
 		return false
 	}
 	if (a.Kernel == nil) != (b.Kernel == nil) || a.Kernel != nil && *a.Kernel != *b.Kernel {
@@ -115,8 +129,8 @@ func describe(c Class) string {
 	if c.Notable != nil {
 		notable = c.Notable.ID
 	}
-	return fmt.Sprintf("phase %q back %v progress %v failure %q notable %q kernel %+v exception %v traceback %v benign %v ready %v parsed %+v",
-		c.Phase, c.Back, c.Progress != nil, id, notable, c.Kernel, c.Exception, c.Traceback, c.Benign, c.Ready, c.Parsed)
+	return fmt.Sprintf("phase %q back %v progress %v failure %q notable %q kernel %+v exception %v traceback %v benign %v ready %v waiting %v listening %v parsed %+v",
+		c.Phase, c.Back, c.Progress != nil, id, notable, c.Kernel, c.Exception, c.Traceback, c.Benign, c.Ready, c.Waiting, c.Listening, c.Parsed)
 }
 
 func TestClassifyMatchesReference(t *testing.T) {

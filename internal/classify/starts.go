@@ -39,6 +39,18 @@ type Banner struct {
 	// Unless are lower-case words that make a matching line no banner
 	// (llama.cpp's download retries and failures in mid-download).
 	Unless []string
+	// g is Re's literal guard (set at init): most lines hold none of a
+	// banner's literals, and an unanchored pattern is slow on a long line
+	// (a configuration print) that another server's banner fails.
+	g guard
+}
+
+func init() {
+	for _, st := range starts {
+		for i := range st.Banners {
+			st.Banners[i].g = guardOf(st.Banners[i].Re)
+		}
+	}
 }
 
 var starts = map[string]*Starts{
@@ -87,7 +99,7 @@ func StartsOf(server string) *Starts {
 }
 
 func (b *Banner) matches(msg string) bool {
-	if !b.Re.MatchString(msg) {
+	if !b.g.allows(msg, func() string { return foldString(msg) }) || !b.Re.MatchString(msg) {
 		return false
 	}
 	if len(b.Unless) > 0 {

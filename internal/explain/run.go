@@ -78,7 +78,7 @@ func newRun(server string, first *logline.Span, t0 int64) *runState {
 	st.t = t0
 	// Offline the health answers are those of the access log, and the
 	// readiness rules take their offline numbers.
-	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness}, st.t0)
+	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness, NoConfig: true}, st.t0)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
 	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}

@@ -185,7 +185,20 @@ func (f *Follower) Stop() { f.stopOnce.Do(func() { close(f.stop) }) }
 // appeared); or an error at once when the file cannot be opened at start,
 // including when it does not exist and Options.WaitForFile is false.
 func (f *Follower) Run(ctx context.Context, emit func(logline.Line)) error {
-	r := &runner{f: f, emit: emit, buf: make([]byte, chunkSize), partialAt: -1}
+	return f.RunBatches(ctx, func(b []logline.Line) {
+		for _, l := range b {
+			emit(l)
+		}
+	})
+}
+
+// RunBatches is Run handing over the lines of each read at once: emit gets
+// every line one read of the file produced (or the lines a truncation, a
+// rotation or the end flushed, or a partial line), in order, and owns the
+// slice. A consumer on another goroutine then wakes once per read, not
+// once per line.
+func (f *Follower) RunBatches(ctx context.Context, emit func([]logline.Line)) error {
+	r := &runner{f: f, emitBatch: emit, buf: make([]byte, chunkSize), partialAt: -1}
 	defer r.close()
 	if err := r.openInitial(); err != nil {
 		return err
@@ -229,7 +242,9 @@ func (f *Follower) Run(ctx context.Context, emit func(logline.Line)) error {
 		}
 		before := r.off
 		file := r.file
-		if r.check() {
+		more := r.check()
+		r.flush()
+		if more {
 			select {
 			case kick <- struct{}{}:
 			default:
@@ -251,8 +266,10 @@ func (f *Follower) Run(ctx context.Context, emit func(logline.Line)) error {
 			return ctx.Err()
 		case <-f.stop:
 			for r.check() {
+				r.flush()
 			}
 			r.sp.Flush(r.emitAt(time.Now()))
+			r.flush()
 			if !r.opened {
 				return fmt.Errorf("follow %s: the file never appeared: %w", f.path, fs.ErrNotExist)
 			}
@@ -304,6 +321,7 @@ func (f *Follower) Run(ctx context.Context, emit func(logline.Line)) error {
 			check()
 		case <-partial.C:
 			r.reportPartial()
+			r.flush()
 		}
 	}
 }
@@ -322,9 +340,10 @@ func addWatch(w *fsnotify.Watcher, dir string, r *runner) {
 
 // runner is the state of one Run, owned by Run's goroutine.
 type runner struct {
-	f    *Follower
-	emit func(logline.Line)
-	buf  []byte
+	f         *Follower
+	emitBatch func([]logline.Line)
+	batch     []logline.Line // lines read and not yet handed over
+	buf       []byte
 
 	file   *os.File
 	fi     os.FileInfo // of file, taken when it was opened
@@ -352,7 +371,21 @@ func (r *runner) close() {
 	}
 }
 
+// emit queues a line for the next flush.
+func (r *runner) emit(l logline.Line) { r.batch = append(r.batch, l) }
+
+// flush hands the queued lines over.
+func (r *runner) flush() {
+	if len(r.batch) > 0 {
+		b := r.batch
+		r.batch = nil
+		r.emitBatch(b)
+	}
+}
+
 func (r *runner) event(k EventKind, format string, args ...any) {
+	// The lines read before what is reported are handed over first.
+	r.flush()
 	if k == Truncated || k == Rotated {
 		r.fresh = true
 	}
@@ -506,6 +539,7 @@ func (r *runner) read() (more bool) {
 		n, err := r.file.ReadAt(r.buf, r.off)
 		if n > 0 {
 			r.sp.Write(r.buf[:n], r.emitAt(time.Now()))
+			r.flush() // one batch per read
 			r.off += int64(n)
 			r.remember(r.buf[:n])
 			r.f.off.Store(r.off)

@@ -29,6 +29,8 @@ type collector struct {
 	lines  []logline.Line
 	events []Event
 	n      int // complete lines
+	// batches counts the hand-overs, when the collector takes batches.
+	batches int
 }
 
 func (c *collector) emit(l logline.Line) {
@@ -37,6 +39,15 @@ func (c *collector) emit(l logline.Line) {
 	c.lines = append(c.lines, l)
 	if !l.Partial {
 		c.n++
+	}
+}
+
+func (c *collector) emitBatch(b []logline.Line) {
+	c.mu.Lock()
+	c.batches++
+	c.mu.Unlock()
+	for _, l := range b {
+		c.emit(l)
 	}
 }
 
@@ -135,7 +146,7 @@ func start(t *testing.T, path string, opts Options) (*collector, *Follower, func
 	f := New(path, opts)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx, c.emit) }()
+	go func() { done <- f.RunBatches(ctx, c.emitBatch) }()
 	var once sync.Once
 	var err error
 	stop := func() error {
@@ -392,7 +403,7 @@ func TestTruncateRegrowPastOffset(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "server.log")
 	appendFile(t, path, "old 1\nold 2\n")
 	c := &collector{}
-	r := &runner{f: New(path, Options{OnEvent: c.event}), emit: c.emit, buf: make([]byte, chunkSize)}
+	r := &runner{f: New(path, Options{OnEvent: c.event}), emitBatch: c.emitBatch, buf: make([]byte, chunkSize)}
 	defer r.close()
 	if err := r.openInitial(); err != nil {
 		t.Fatal(err)
@@ -417,7 +428,7 @@ func TestTruncatedAtStartOffset(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "server.log")
 	appendFile(t, path, "previous run 1\nprevious run 2\n")
 	c := &collector{}
-	r := &runner{f: New(path, Options{Offset: -1, OnEvent: c.event}), emit: c.emit, buf: make([]byte, chunkSize)}
+	r := &runner{f: New(path, Options{Offset: -1, OnEvent: c.event}), emitBatch: c.emitBatch, buf: make([]byte, chunkSize)}
 	defer r.close()
 	if err := r.openInitial(); err != nil {
 		t.Fatal(err)
@@ -771,6 +782,9 @@ func TestCoalesceBurst(t *testing.T) {
 	// until then a line may be read by the initial check.
 	appendFile(t, path, "first\n")
 	waitFor(t, "the first line", func() bool { return c.count() == 1 })
+	c.mu.Lock()
+	before := c.batches
+	c.mu.Unlock()
 	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -785,6 +799,12 @@ func TestCoalesceBurst(t *testing.T) {
 		if !l.At.Equal(lines[0].At) {
 			t.Fatalf("the burst was read in several wake-ups: %q at %v, %q at %v", lines[0].Text, lines[0].At, l.Text, l.At)
 		}
+	}
+	c.mu.Lock()
+	handed := c.batches - before
+	c.mu.Unlock()
+	if handed != 1 {
+		t.Errorf("the burst was handed over in %d batches, want 1", handed)
 	}
 	if got := f.Offset(); got != int64(len("first\n")+10*len("Traceback line 0\n")) {
 		t.Errorf("got offset %d", got)

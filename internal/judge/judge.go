@@ -88,6 +88,11 @@ type Config struct {
 	// server that prints quantization=None runs with it, and --expect
 	// quantization is judged against it.
 	CheckpointQuant []string
+	// NoConfig: the caller reads no configuration from the result (explain
+	// reports none), so the printed configuration is not collected, unless
+	// something here needs it (Expect, LastGood, Learned). Result.Config,
+	// Important and Fingerprint are empty then, and no ConfigSeen comes.
+	NoConfig bool
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -193,8 +198,13 @@ type Judge struct {
 	activity  string
 	quietSaid time.Time
 
-	config      *srvconfig.Collector
-	configLines int
+	config *srvconfig.Collector
+	// collect: the configuration is read from the lines (not NoConfig).
+	collect bool
+	// configGen and configKind are the collector's generation and the
+	// server kind configChanged last read.
+	configGen   int
+	configKind  string
 	fingerprint string
 	// relClock is the last relative time (llama.cpp's clock) a line
 	// carried, relTicking whether one did (newRun).
@@ -216,6 +226,7 @@ func New(cfg Config, start time.Time) *Judge {
 		budgetFrom = cfg.Attached
 	}
 	j := &Judge{cfg: cfg, base: cfg, start: start, budgetFrom: budgetFrom, lastProgress: budgetFrom, warned: map[string]bool{}, phaseAt: start}
+	j.collect = !cfg.NoConfig || len(cfg.Expect) > 0 || len(cfg.LastGood) > 0 || cfg.Learned != nil
 	kind := cfg.Server
 	if kind == "" || kind == "auto" {
 		kind = classify.DetectCommand(cfg.Argv)
@@ -306,7 +317,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	}
 	c := j.prof.Classify(l.Text)
 	j.evidenceOpen = evidenceOpen(l, c.Msg)
-	if !classify.IsWaiting(c.Msg) {
+	if !c.Waiting {
 		j.lastProgress = now
 	}
 	// An error that names a step (a missing libmpi, a failed NCCL call) is
@@ -327,11 +338,8 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Kernel != nil || c.Notable != nil {
 		j.feedPulse(&c, now)
 	}
-	if kv := j.config.Feed(c.Msg); len(kv) > 0 {
-		// A server prints its configuration a few times; a log that
-		// prints it on every line is only re-read now and then.
-		j.configLines++
-		if j.configLines <= 64 || j.configLines%64 == 0 {
+	if j.collect {
+		if kv := j.config.Feed(c.Msg); len(kv) > 0 {
 			j.configChanged(now)
 		}
 	}
@@ -352,7 +360,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.sayUp(now)
 		j.emit(now, observe.ReadyLine{Line: c.Raw})
 	}
-	if classify.SaysListening(c.Msg) {
+	if c.Listening {
 		j.upLineText = c.Raw
 		j.sayUp(now)
 	}
@@ -456,12 +464,18 @@ func round1(d time.Duration) float64 {
 // checks the expectations, and drops learned windows that were learned
 // for another configuration.
 func (j *Judge) configChanged(now time.Time) {
+	// A server prints its configuration a few times, and a line that
+	// repeats what was printed changes nothing derived from it.
+	if gen := j.config.Generation(); gen == j.configGen && j.server == j.configKind {
+		return
+	}
+	j.configGen, j.configKind = j.config.Generation(), j.server
 	cfg := j.config.Config()
-	fp := srvconfig.Fingerprint(j.server, cfg)
+	fp := j.config.Fingerprint(j.server)
 	if fp != j.fingerprint {
 		j.fingerprint = fp
 		important := map[string]string{}
-		for _, kv := range srvconfig.Important(j.server, cfg) {
+		for _, kv := range j.config.Important(j.server) {
 			important[kv.Key] = kv.Value
 		}
 		j.emit(now, observe.ConfigSeen{Fingerprint: fp, Important: important})
@@ -621,10 +635,12 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	if len(r.Evidence) > maxEvidence {
 		r.Evidence = r.Evidence[:maxEvidence]
 	}
-	j.config.Flush()
-	r.Config = j.config.Config()
-	r.Important = srvconfig.Important(j.server, r.Config)
-	r.Fingerprint = srvconfig.Fingerprint(j.server, r.Config)
+	if j.collect {
+		j.config.Flush()
+		r.Config = j.config.Config()
+		r.Important = j.config.Important(j.server)
+		r.Fingerprint = j.config.Fingerprint(j.server)
+	}
 	j.attachPulse(r)
 	j.attachDrift(r)
 	if j.holdReady {

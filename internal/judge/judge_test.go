@@ -676,3 +676,41 @@ func TestSplitRunsRestartsOnANewProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestNoConfig: a judge told its caller reads no configuration does not
+// collect it, and so reaches the same verdict without it; one that has
+// expectations to check collects it all the same.
+func TestNoConfig(t *testing.T) {
+	steps := []step{
+		ln(0, "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2, dtype='bfloat16')"),
+		ln(1, "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70.00 GB"),
+		ln(2, "[2026-11-29 10:00:02] The server is fired up and ready to roll!"),
+		hl(2.1, ok200),
+	}
+	tp4, err := srvconfig.ParseExpect([]string{"tp=4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		cfg     Config
+		verdict v.Verdict
+		config  bool
+	}{
+		{name: "collected", cfg: Config{Server: "sglang"}, verdict: v.Ready, config: true},
+		{name: "not collected", cfg: Config{Server: "sglang", NoConfig: true}, verdict: v.Ready, config: false},
+		{name: "expectations need it", cfg: Config{Server: "sglang", NoConfig: true, Expect: tp4}, verdict: v.Failed, config: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.StallAfter, tt.cfg.Timeout = time.Minute, time.Hour
+			r := play(t, tt.cfg, steps, 10)
+			if r == nil || r.Verdict != tt.verdict {
+				t.Fatalf("got %+v, want %s", r, tt.verdict)
+			}
+			if got := len(r.Config) > 0 && r.Fingerprint != ""; got != tt.config {
+				t.Errorf("configuration collected: %v, want %v (%v, %q)", got, tt.config, r.Config, r.Fingerprint)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ package life
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"vigil/internal/classify"
@@ -61,8 +62,12 @@ type End struct {
 // Rule is a line that says a serving server is dead or stuck, which the
 // startup catalogue either does not know or knows without a cause.
 type Rule struct {
-	ID    string
-	re    *regexp.Regexp
+	ID string
+	re *regexp.Regexp
+	// lits: a line the expression matches holds one of these, so a line
+	// with none is passed over without running it (explain reads every
+	// ready run's last lines through these rules).
+	lits  []string
 	Cause v.Cause // "" : the cause comes from the lines around it, else crash
 	Title string
 }
@@ -71,13 +76,23 @@ type Rule struct {
 var Rules = []Rule{
 	// sglang managers/scheduler.py: the watchdog thread, then it kills
 	// its process tree.
-	{ID: "sglang.watchdog", re: regexp.MustCompile(`[Ww]atchdog timeout \(`), Title: "SGLang's scheduler watchdog found the scheduler stuck"},
+	{ID: "sglang.watchdog", re: regexp.MustCompile(`[Ww]atchdog timeout \(`), lits: []string{"atchdog timeout ("}, Title: "SGLang's scheduler watchdog found the scheduler stuck"},
 	// vllm v1/engine/exceptions.py and the v0 async engine.
-	{ID: "vllm.engine_dead", re: regexp.MustCompile(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError`), Title: "vLLM's engine died"},
+	{ID: "vllm.engine_dead", re: regexp.MustCompile(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError`), lits: []string{"EngineDeadError", "Engine loop has died", "EngineCore encountered a fatal error"}, Title: "vLLM's engine died"},
 	// TGI launcher/src/main.rs.
-	{ID: "tgi.shard_dead", re: regexp.MustCompile(`Shard \d+ crashed|Shard process was signaled|Shard \d+ terminated`), Title: "a TGI shard died"},
+	{ID: "tgi.shard_dead", re: regexp.MustCompile(`Shard \d+ crashed|Shard process was signaled|Shard \d+ terminated`), lits: []string{"Shard "}, Title: "a TGI shard died"},
 	// NCCL's watchdog in torch's ProcessGroupNCCL.
-	{ID: "nccl.watchdog", re: regexp.MustCompile(`Watchdog caught collective operation timeout`), Cause: v.NCCL, Title: "an NCCL collective timed out"},
+	{ID: "nccl.watchdog", re: regexp.MustCompile(`Watchdog caught collective operation timeout`), lits: []string{"Watchdog caught collective operation timeout"}, Cause: v.NCCL, Title: "an NCCL collective timed out"},
+}
+
+// holds reports whether text has one of the rule's literals.
+func (r *Rule) holds(text string) bool {
+	for _, l := range r.lits {
+		if strings.Contains(text, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxEvidence bounds the lines kept as evidence.
@@ -128,7 +143,7 @@ func New(cfg Config) *Judge {
 func (lj *Judge) Line(text string, now time.Time) string {
 	for i := range Rules {
 		r := &Rules[i]
-		if !r.re.MatchString(text) {
+		if !r.holds(text) || !r.re.MatchString(text) {
 			continue
 		}
 		lj.keepAt(text, now)

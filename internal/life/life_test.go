@@ -138,3 +138,33 @@ func TestOffline(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleLiterals: a rule's literals pass every line its expression
+// matches, so skipping the expression on lines without them changes nothing.
+func TestRuleLiterals(t *testing.T) {
+	lines := []string{
+		"[2026-01-01 00:00:00] Watchdog timeout (self.watchdog_timeout=300)",
+		"watchdog timeout (300 s)",
+		"vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
+		"AsyncEngineDeadError: Background loop has errored already.",
+		"ERROR: Engine loop has died",
+		"ERROR EngineCore encountered a fatal error.",
+		"ERROR text_generation_launcher: Shard 0 crashed",
+		"Shard 1 terminated",
+		"Shard process was signaled to shutdown with signal 9",
+		"[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)",
+		"INFO:     127.0.0.1:5000 - \"POST /v1/completions HTTP/1.1\" 200 OK",
+		"Shard ready in 3.2s",
+		"",
+	}
+	for _, r := range Rules {
+		if len(r.lits) == 0 {
+			t.Errorf("%s: no literals", r.ID)
+		}
+		for _, l := range lines {
+			if r.re.MatchString(l) && !r.holds(l) {
+				t.Errorf("%s matches %q, but its literals do not pass it", r.ID, l)
+			}
+		}
+	}
+}

@@ -47,7 +47,7 @@ func Follow(ctx context.Context, ls LifeSpec, deps Deps, sink LifeSink) (*life.E
 	}
 	m := &monitor{
 		spec: ls.Spec, deps: deps,
-		lines:   make(chan logline.Line, 4096),
+		lines:   make(chan []logline.Line, lineBatches),
 		health:  make(chan observe.Health, 16),
 		exit:    make(chan observe.Exit, 1),
 		notes:   make(chan string, 16),
@@ -82,14 +82,16 @@ func Follow(ctx context.Context, ls LifeSpec, deps Deps, sink LifeSink) (*life.E
 
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
-	lines := (<-chan logline.Line)(m.lines)
+	lines := (<-chan []logline.Line)(m.lines)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case l := <-lines:
-			if note := lj.Line(l.Text, deps.Now()); note != "" {
-				sink.Note(deps.Now(), "%s", note)
+		case b := <-lines:
+			for _, l := range b {
+				if note := lj.Line(l.Text, deps.Now()); note != "" {
+					sink.Note(deps.Now(), "%s", note)
+				}
 			}
 		case h := <-m.health:
 			if lj.Health(h, deps.Now()) {
@@ -103,7 +105,9 @@ func Follow(ctx context.Context, ls LifeSpec, deps Deps, sink LifeSink) (*life.E
 		case e := <-m.exit:
 			// The last words before the end are judged first.
 			for len(lines) > 0 {
-				lj.Line((<-lines).Text, deps.Now())
+				for _, l := range <-lines {
+					lj.Line(l.Text, deps.Now())
+				}
 			}
 			return lj.Exit(e, deps.Now()), nil
 		case <-t.C:

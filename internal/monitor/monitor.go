@@ -153,7 +153,7 @@ type monitor struct {
 	sink Sink
 	j    *judge.Judge
 
-	lines    chan logline.Line
+	lines    chan []logline.Line // batches: the lines of one read of the log
 	health   chan observe.Health
 	activity chan observe.Activity
 	exit     chan observe.Exit
@@ -200,7 +200,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 	m := &monitor{
 		spec: spec, deps: deps, sink: sink,
 		j:        judge.New(jcfg, start),
-		lines:    make(chan logline.Line, 4096),
+		lines:    make(chan []logline.Line, lineBatches),
 		health:   make(chan observe.Health, 16),
 		activity: make(chan observe.Activity, 16),
 		exit:     make(chan observe.Exit, 1),

@@ -18,8 +18,9 @@ type Session struct {
 	Judge *judge.Judge
 	Now   func() time.Time
 	// Backlog times the lines the log held at attach (nil: none).
-	Backlog  *Backlog
-	Lines    <-chan logline.Line
+	Backlog *Backlog
+	// Lines come in batches, each the lines of one read of the log.
+	Lines    <-chan []logline.Line
 	Health   <-chan observe.Health
 	Activity <-chan observe.Activity
 	Exit     <-chan observe.Exit
@@ -73,12 +74,12 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 		case <-ctx.Done():
 			s.flush()
 			return nil, ctx.Err()
-		case l, ok := <-lines:
+		case b, ok := <-lines:
 			if !ok {
 				lines = nil
 				continue
 			}
-			s.Judge.Line(l, s.Backlog.At(l, s.Now()))
+			s.feed(b)
 			// Take whatever else is already queued before deciding, so a
 			// burst of lines is judged as a whole.
 			s.drainLines(&lines)
@@ -129,18 +130,35 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	}
 }
 
-func (s *Session) drainLines(lines *<-chan logline.Line) {
-	for i := 0; i < 4096 && *lines != nil; i++ {
+// lineBatches bounds the batches of lines queued for the session. A batch
+// holds at most one read of the log (256 KiB) or one journal entry, so a
+// flooded log keeps at most a few MiB of lines waiting, about what 4,096
+// single lines did.
+const lineBatches = 16
+
+// drainLines judges the lines already queued, up to about 4096 of them,
+// so that the loop still keeps time during a flood.
+func (s *Session) drainLines(lines *<-chan []logline.Line) {
+	for n := 0; n < 4096 && *lines != nil; {
 		select {
-		case l, ok := <-*lines:
+		case b, ok := <-*lines:
 			if !ok {
 				*lines = nil
 				return
 			}
-			s.Judge.Line(l, s.Backlog.At(l, s.Now()))
+			s.feed(b)
+			n += len(b)
 		default:
 			return
 		}
+	}
+}
+
+// feed judges a batch line by line, each at the time it is judged, as
+// lines sent one at a time were.
+func (s *Session) feed(b []logline.Line) {
+	for _, l := range b {
+		s.Judge.Line(l, s.Backlog.At(l, s.Now()))
 	}
 }
 

@@ -19,13 +19,13 @@ func TestStallOnTheFakeClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		j := judge.New(judge.Config{Server: "sglang", StallAfter: 5 * time.Minute, Timeout: time.Hour}, start)
-		lines := make(chan logline.Line, 16)
+		lines := make(chan []logline.Line, 16)
 		activity := make(chan observe.Activity, 16)
 		var events []string
 		s := &Session{Judge: j, Now: time.Now, Lines: lines, Activity: activity,
 			Sink: func(e observe.Event) { events = append(events, string(e.Kind())) }}
 		go func() {
-			lines <- logline.Line{Text: "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"}
+			lines <- []logline.Line{{Text: "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"}}
 			// Busy for ten minutes without a line: still progressing.
 			for range 20 {
 				time.Sleep(30 * time.Second)
@@ -52,9 +52,19 @@ func TestExitWaitsForTheLinesBeforeIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		j := judge.New(judge.Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}, start)
-		lines := make(chan logline.Line, 16)
+		lines := make(chan []logline.Line, 16)
 		exit := make(chan observe.Exit, 1)
-		lines <- logline.Line{Text: "ImportError: /x/_C.abi3.so: undefined symbol: _ZN5torch"}
+		// One read's batch: a traceback, judged line by line in order.
+		tb := []string{
+			"Traceback (most recent call last):",
+			`  File "/x/vllm/__init__.py", line 3, in <module>`,
+			"ImportError: /x/_C.abi3.so: undefined symbol: _ZN5torch",
+		}
+		var batch []logline.Line
+		for _, l := range tb {
+			batch = append(batch, logline.Line{Text: l})
+		}
+		lines <- batch
 		exit <- observe.Exit{Code: 1}
 		s := &Session{Judge: j, Now: time.Now, Lines: lines, Exit: exit}
 		r, err := s.Run(context.Background())
@@ -63,6 +73,9 @@ func TestExitWaitsForTheLinesBeforeIt(t *testing.T) {
 		}
 		if r.Cause != v.Dependency {
 			t.Errorf("cause %s, want dependency: the exit was judged before the line that explains it", r.Cause)
+		}
+		if got := j.LastLine(); got != tb[len(tb)-1] {
+			t.Errorf("last line judged %q, want the batch's last, %q", got, tb[len(tb)-1])
 		}
 	})
 }
@@ -86,13 +99,13 @@ func TestFatalLineDecidedSoonAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		j := judge.New(judge.Config{Server: "sglang", StallAfter: time.Minute, Timeout: time.Hour}, start)
-		lines := make(chan logline.Line, 16)
+		lines := make(chan []logline.Line, 16)
 		s := &Session{Judge: j, Now: time.Now, Lines: lines}
 		const at = 1234 * time.Millisecond
 		go func() {
-			lines <- logline.Line{Text: "[2026-11-29 10:00:01] INFO:     Application startup complete."}
+			lines <- []logline.Line{{Text: "[2026-11-29 10:00:01] INFO:     Application startup complete."}}
 			time.Sleep(at)
-			lines <- logline.Line{Text: "[2026-11-29 10:00:01] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use"}
+			lines <- []logline.Line{{Text: "[2026-11-29 10:00:01] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use"}}
 		}()
 		r, err := s.Run(context.Background())
 		if err != nil {

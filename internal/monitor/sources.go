@@ -23,9 +23,10 @@ import (
 // until ctx ends or the server's exit stops the follower.
 func (m *monitor) followLog(ctx context.Context) {
 	defer close(m.logDone)
-	_ = m.follower.Run(ctx, func(l logline.Line) {
+	_ = m.follower.RunBatches(ctx, func(b []logline.Line) {
 		select {
-		case m.lines <- l:
+		case m.lines <- b:
+			l := &b[len(b)-1]
 			m.emitted.Store(l.Offset + int64(len(l.Text)) + l.Cut)
 		case <-ctx.Done():
 		}
@@ -42,12 +43,15 @@ func (m *monitor) followJournal(ctx context.Context, u Unit) {
 	var lines journal.Lines
 	opts := journal.Options{User: u.User, Since: u.Info.Start(), InvocationID: u.Info.InvocationID}
 	err := journal.Follow(ctx, u.Name, opts, func(e journal.Entry) {
-		lines.Write(e, func(l logline.Line) {
-			select {
-			case m.lines <- l:
-			case <-ctx.Done():
-			}
-		})
+		var b []logline.Line
+		lines.Write(e, func(l logline.Line) { b = append(b, l) })
+		if len(b) == 0 {
+			return
+		}
+		select {
+		case m.lines <- b:
+		case <-ctx.Done():
+		}
 	})
 	if err != nil && ctx.Err() == nil {
 		m.note("journalctl: " + err.Error())

@@ -121,3 +121,33 @@ func TestCollectorCacheKept(t *testing.T) {
 		t.Errorf("the fingerprint did not change with tp and dtype")
 	}
 }
+
+// TestCollectorGeneration: the generation moves exactly when the merged
+// configuration does, so a caller may skip what it derives from it.
+func TestCollectorGeneration(t *testing.T) {
+	c := NewCollector("vllm")
+	tests := []struct {
+		name  string
+		line  string
+		moves bool
+	}{
+		{name: "the first print", line: "non-default args: {'model': 'Qwen/Qwen3-8B', 'tensor_parallel_size': 2}", moves: true},
+		{name: "the same print again", line: "non-default args: {'model': 'Qwen/Qwen3-8B', 'tensor_parallel_size': 2}", moves: false},
+		{name: "a new key", line: "non-default args: {'seed': 7}", moves: true},
+		{name: "a new value", line: "non-default args: {'seed': 8}", moves: true},
+		{name: "no configuration", line: "Starting to load model Qwen/Qwen3-8B...", moves: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := slices.Clone(c.Config())
+			gen := c.Generation()
+			c.Feed(tt.line)
+			if moved := c.Generation() != gen; moved != tt.moves {
+				t.Errorf("generation moved: got %v, want %v", moved, tt.moves)
+			}
+			if !tt.moves && !slices.Equal(before, c.Config()) {
+				t.Errorf("the configuration changed, the generation did not: %v -> %v", before, c.Config())
+			}
+		})
+	}
+}

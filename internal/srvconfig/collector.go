@@ -39,6 +39,9 @@ type Collector struct {
 	fpKind      string
 	fpOK, impOK bool
 	imp         []KV
+	// gen counts the changes to the configuration: a key set or a value
+	// changed.
+	gen int
 }
 
 // Bounds on a multi-line print, so a server that never closes its brace
@@ -204,8 +207,14 @@ func (r recorder) Get(key string) (string, bool) {
 	return r.c.cfg[i].Value, true
 }
 
+// Generation counts the changes to the configuration so far (a key set
+// or a value changed): while it stays the same, so does Config, and so do
+// all that is derived from it.
+func (c *Collector) Generation() int { return c.gen }
+
 // changed notes that key was set or took another value.
 func (c *Collector) changed(key string) {
+	c.gen++
 	if _, ok := c.deps[key]; ok {
 		c.fpOK, c.impOK = false, false
 		clear(c.deps)
