@@ -32,6 +32,9 @@ func init() {
 		keys = append(keys, k)
 	}
 	bannerGrams = newGramFilter(keys)
+	if len(longClauses) > 32 {
+		panic("classify: more banner clauses than the filter's masks hold")
+	}
 }
 
 func longest(c Clause) string {
@@ -65,14 +68,13 @@ func MayBeBanner(line string) bool {
 			return true
 		}
 	}
-	if !bannerGrams.mayContain(line) {
-		return false
-	}
 	if special(line) {
 		return true // escapes may sit inside a literal until stripped
 	}
-	for _, c := range longClauses {
-		if holds(line, c) {
+	// Only the clauses whose literal's windows the line holds can match.
+	m := bannerGrams.scan(line)
+	for i, c := range longClauses {
+		if m&(1<<i) != 0 && holds(line, c) {
 			return true
 		}
 	}
@@ -101,8 +103,10 @@ func containsAllFold(s string, lits []string) bool {
 // string with a byte outside ASCII, so that case-insensitive literals can
 // be folded in ASCII.
 type gramFilter struct {
-	bits [1 << 16 / 64]uint64
-	step int
+	// masks are, per window hash, the literals (by index) that hold a
+	// window of that hash among their sampled ones.
+	masks [1 << 16]uint32
+	step  int
 }
 
 const gramLen = 6
@@ -115,7 +119,7 @@ func newGramFilter(lits []string) *gramFilter {
 	if g.step < 1 {
 		panic("classify: banner literals must be at least 6 bytes")
 	}
-	for _, l := range lits {
+	for i, l := range lits {
 		// The windows' rarest-looking run: best worst window, then best
 		// sum, then the later one (literals often start with common words).
 		best, bestMin, bestSum := 0, -1, -1
@@ -130,22 +134,21 @@ func newGramFilter(lits []string) *gramFilter {
 			}
 		}
 		for k := range g.step {
-			g.add(l[best+k : best+k+gramLen])
+			g.add(l[best+k:best+k+gramLen], 1<<i)
 		}
 	}
 	return g
 }
 
 // add puts a window in the filter, each "#" as every digit.
-func (g *gramFilter) add(w string) {
+func (g *gramFilter) add(w string, lit uint32) {
 	if i := strings.IndexByte(w, '#'); i >= 0 {
 		for d := byte('0'); d <= '9'; d++ {
-			g.add(w[:i] + string(d) + w[i+1:])
+			g.add(w[:i]+string(d)+w[i+1:], lit)
 		}
 		return
 	}
-	h := gramHash(w, 0)
-	g.bits[h>>6] |= 1 << (h & 63)
+	g.masks[gramHash(w, 0)] |= lit
 }
 
 // gramScore prefers windows that look rare in log text: punctuation and
@@ -157,6 +160,8 @@ func gramScore(w string) int {
 		switch {
 		case c == ' ':
 			n++
+		case strings.IndexByte(":.,/=[]()'\"-\r", w[i]) >= 0:
+			n += 2 // log lines are full of these ("INFO:     ", "[rank 0]", "k=v, ")
 		case c < 'a' || c > 'z':
 			n += 10
 		case strings.IndexByte("etaoinsr", c) >= 0:
@@ -189,11 +194,19 @@ const (
 	escs  = 0x1b * ones
 )
 
-func (g *gramFilter) mayContain(s string) bool {
+// candidates returns the literals (a bit each) that may occur in s: every
+// literal when s holds an escape or a byte outside ASCII (special).
+func (g *gramFilter) candidates(s string) uint32 {
 	if special(s) {
-		return true
+		return ^uint32(0)
 	}
+	return g.scan(s)
+}
+
+// scan is candidates for a string known not to be special.
+func (g *gramFilter) scan(s string) uint32 {
 	step := g.step
+	var m uint32
 	i := 0
 	// The hot loop: one 8-byte load per sampled position (the compiler
 	// merges the byte loads), masked to the window.
@@ -201,19 +214,16 @@ func (g *gramFilter) mayContain(s string) bool {
 		w := s[i : i+8]
 		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		h := mix(x)
-		if g.bits[h>>6]&(1<<(h&63)) != 0 {
-			return true
-		}
+		m |= g.masks[mix(x)]
 	}
 	for ; i+gramLen <= len(s); i += step {
-		h := gramHash(s, i)
-		if g.bits[h>>6]&(1<<(h&63)) != 0 {
-			return true
-		}
+		m |= g.masks[gramHash(s, i)]
 	}
-	return false
+	return m
 }
+
+// mayContain reports whether one of the literals may occur in s.
+func (g *gramFilter) mayContain(s string) bool { return g.candidates(s) != 0 }
 
 // special reports whether s holds an escape byte or a byte outside ASCII,
 // eight bytes at a time.
