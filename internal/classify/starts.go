@@ -256,6 +256,18 @@ func clauseOf(t *syntax.Regexp) (Clause, bool) {
 // count as a new process's.
 const RestartNear = time.Second
 
+// restartDrop: a relative clock that falls back by more than this is
+// another process's (a process's own lines may come a little out of
+// order).
+const restartDrop = 100 * time.Millisecond
+
+// ClockRestarts reports whether a relative clock (RelativeTime) reading t
+// after one reading was is a new process's: back near zero, and well below
+// the last reading.
+func ClockRestarts(was, t time.Duration) bool {
+	return t < RestartNear && was-t > restartDrop
+}
+
 // RelativeTime reads a start clue that is no banner: the relative-time
 // prefix that llama.cpp writes with
 // --log-prefix/--log-timestamps ("M.SS.mmm.uuu L ": minutes, seconds,

@@ -115,10 +115,6 @@ const (
 	// t0Lookahead: a run whose first line carries no stamp starts at the
 	// first stamp among its next lines.
 	t0Lookahead = 64
-	// restartDrop: a relative clock that falls back by more than this is
-	// another process's (a process's own lines may come a little out of
-	// order).
-	restartDrop = 100 * time.Millisecond
 	// restartNear and restartPause shape a restart's preamble (preamble).
 	restartNear  = 5 * time.Second
 	restartPause = 30 * time.Second
@@ -433,7 +429,7 @@ func (c *chunk) learn(sp *stamp.Reader) {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
 		if t, ok := classify.RelativeTime(l.Text); ok {
-			if ticking && t < classify.RestartNear && clock-t > restartDrop {
+			if ticking && classify.ClockRestarts(clock, t) {
 				m.flags |= fRestart | fStart
 				if loose >= 0 && i-loose <= preBannerMax {
 					c.meta[loose].flags |= fLoose

@@ -24,10 +24,6 @@ func (j *Judge) restart(now time.Time) {
 	j.emit(now, observe.Warning{Message: restartNote})
 }
 
-// restartDrop is how far back a relative clock must drop to be a new
-// process's (as explain's splitter counts it).
-const restartDrop = 100 * time.Millisecond
-
 // newRun reports whether a line of a log vigil only watches starts a new
 // run of the server (Config.SplitRuns): the start clues explain's splitter
 // reads, for the case a start is appended to a log while vigil watches it
@@ -40,7 +36,7 @@ func (j *Judge) newRun(l logline.Line) bool {
 	if t, ok := classify.RelativeTime(l.Text); ok {
 		was, ticking := j.relClock, j.relTicking
 		j.relClock, j.relTicking = t, true
-		if ticking && t < classify.RestartNear && was-t > restartDrop {
+		if ticking && classify.ClockRestarts(was, t) {
 			return true
 		}
 	}
