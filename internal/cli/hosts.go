@@ -61,30 +61,9 @@ func (m memberFlag) apply(cfg *judge.Config) {
 // splitHosts finds --hosts LIST (or --hosts=LIST) among run's or watch's
 // own flags, before any "--", and returns the arguments without it.
 func splitHosts(args []string) (hosts string, rest []string, ok bool, err error) {
-	if len(args) == 0 || !hostsCommands[args[0]] {
-		return "", args, false, nil
-	}
-	rest = append(rest, args[0])
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			rest = append(rest, args[i:]...)
-			i = len(args)
-		case a == "--hosts":
-			if i+1 >= len(args) || args[i+1] == "--" {
-				return "", nil, false, Usagef("--hosts needs a list of hosts (node0,node1,...)")
-			}
-			hosts, ok = args[i+1], true
-			i++
-		case strings.HasPrefix(a, "--hosts="):
-			hosts, ok = strings.TrimPrefix(a, "--hosts="), true
-		default:
-			rest = append(rest, a)
-		}
-	}
-	if ok && hosts == "" {
-		return "", nil, false, Usagef("--hosts needs a list of hosts (node0,node1,...)")
+	hosts, rest, ok, err = splitFlag(args, hostsCommands, "--hosts", "--hosts needs a list of hosts (node0,node1,...)")
+	if err != nil {
+		return "", nil, false, err
 	}
 	if ok {
 		if _, _, ssh, _ := splitSSH(rest); ssh {

@@ -43,7 +43,14 @@ func addSSHFlag(root *cobra.Command) {
 // command's own flags, before any "--", and returns the arguments without
 // it. ok is false when there is no such flag.
 func splitSSH(args []string) (target string, rest []string, ok bool, err error) {
-	if len(args) == 0 || !sshCommands[args[0]] {
+	return splitFlag(args, sshCommands, "--ssh", "--ssh needs a host ([USER@]HOST)")
+}
+
+// splitFlag takes flag VALUE (or flag=VALUE) out of the own flags, before
+// any "--", of one of the commands: vigil reads it before cobra does.
+// missing is the error for a flag without a value.
+func splitFlag(args []string, commands map[string]bool, flag, missing string) (value string, rest []string, ok bool, err error) {
+	if len(args) == 0 || !commands[args[0]] {
 		return "", args, false, nil
 	}
 	rest = append(rest, args[0])
@@ -52,23 +59,23 @@ func splitSSH(args []string) (target string, rest []string, ok bool, err error) 
 		switch {
 		case a == "--":
 			rest = append(rest, args[i:]...)
-			return target, rest, ok, nil
-		case a == "--ssh":
+			i = len(args)
+		case a == flag:
 			if i+1 >= len(args) || args[i+1] == "--" {
-				return "", nil, false, Usagef("--ssh needs a host ([USER@]HOST)")
+				return "", nil, false, Usagef("%s", missing)
 			}
-			target, ok = args[i+1], true
+			value, ok = args[i+1], true
 			i++
-		case strings.HasPrefix(a, "--ssh="):
-			target, ok = strings.TrimPrefix(a, "--ssh="), true
+		case strings.HasPrefix(a, flag+"="):
+			value, ok = strings.TrimPrefix(a, flag+"="), true
 		default:
 			rest = append(rest, a)
 		}
 	}
-	if ok && target == "" {
-		return "", nil, false, Usagef("--ssh needs a host ([USER@]HOST)")
+	if ok && value == "" {
+		return "", nil, false, Usagef("%s", missing)
 	}
-	return target, rest, ok, nil
+	return value, rest, ok, nil
 }
 
 // runRemote runs vigil's command args on target and shows its events as
