@@ -567,7 +567,25 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("no event or evidence says the log's filesystem is full (no space left: the server's last %d bytes, its error, are lost)\n%s",
 			len(faultSGLangKVOOM), v.excerpt())
 	}
+	// The note says where the log stops: its size when the filesystem
+	// counted as full (under 64 KiB free), so at most that much below
+	// the size it ends with.
+	final := fileSizeOf(logPath)
+	for _, m := range mentions {
+		sm := logStopsAt.FindStringSubmatch(m)
+		if sm == nil {
+			t.Errorf("a mention of the full disk does not say where the log stops: %s", m)
+			continue
+		}
+		at, _ := strconv.ParseInt(sm[1], 10, 64)
+		if at > final || at < final-64<<10 {
+			t.Errorf("the log stops at %d bytes, says %q; it ends with %d", at, m, final)
+		}
+	}
 }
+
+// logStopsAt reads the log's size from a full-disk note.
+var logStopsAt = regexp.MustCompile(`log stops at [^(]*\((\d+) bytes\)`)
 
 // TestEarlierServerOnThePort: an earlier TensorRT-LLM server still answers
 // 200 on the port while a new one starts; TensorRT-LLM binds last, so the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -152,7 +153,10 @@ const diskFullBelow = 64 << 10
 
 // logDiskFull reports whether the filesystem of the server's log has no
 // room left: the server then fails to write its log (ENOSPC) and may die
-// or block on it, which the log itself cannot tell.
+// or block on it, which the log itself cannot tell. The message gives the
+// log's size, where its output stops: the server writes the file itself,
+// not through vigil, so what it fails to write after that is lost
+// uncounted.
 func logDiskFull(path string) (bool, string) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(filepath.Dir(path), &st); err != nil {
@@ -162,7 +166,12 @@ func logDiskFull(path string) (bool, string) {
 	if free >= diskFullBelow {
 		return false, ""
 	}
-	return true, fmt.Sprintf("the log's filesystem is full (%s free at %s): the server cannot write its output (ENOSPC)", procstat.FormatBytes(free), filepath.Dir(path))
+	size := "its log"
+	if fi, err := os.Stat(path); err == nil {
+		size = fmt.Sprintf("its log stops at %s (%d bytes)", procstat.FormatBytes(fi.Size()), fi.Size())
+	}
+	return true, fmt.Sprintf("the log's filesystem is full (%s free at %s): the server cannot write its output (ENOSPC); %s, and what it writes after that is lost",
+		procstat.FormatBytes(free), filepath.Dir(path), size)
 }
 
 // survivors lists processes of the stopped server that still run: workers
