@@ -11,6 +11,7 @@ import (
 	"vigil/internal/classify"
 	"vigil/internal/history"
 	"vigil/internal/learn"
+	"vigil/internal/observe"
 	"vigil/internal/remote"
 	"vigil/internal/statedir"
 )
@@ -77,17 +78,8 @@ func recordRemote(env *Env, r remoteStartup) {
 	if r.verdict == nil {
 		return
 	}
-	var ver struct {
-		Verdict  string   `json:"verdict"`
-		Cause    *string  `json:"cause"`
-		Phase    string   `json:"phase"`
-		Summary  string   `json:"summary"`
-		Hint     string   `json:"hint"`
-		Evidence []string `json:"evidence"`
-		LogFile  string   `json:"log_file"`
-		Server   string   `json:"server"`
-	}
-	if json.Unmarshal(r.verdict, &ver) != nil || ver.Verdict == "" {
+	ver, ok := observe.DecodeVerdict(r.verdict)
+	if !ok {
 		return
 	}
 	store, err := history.OpenDefault(env.Getenv)
@@ -110,12 +102,9 @@ func recordRemote(env *Env, r remoteStartup) {
 	st := history.Startup{
 		StartedAt: r.start, Server: server, Model: model, Host: r.host,
 		Phases: phaseSecondsFrom(r.phases, r.verdictT), TotalSeconds: r.verdictT,
-		Verdict: ver.Verdict, Phase: ver.Phase, Summary: ver.Summary, Hint: ver.Hint,
+		Verdict: ver.Verdict, Cause: ver.Cause, Phase: ver.Phase, Summary: ver.Summary, Hint: ver.Hint,
 		Evidence: ver.Evidence, LogPath: ver.LogFile, Mode: r.mode, Argv: r.argv,
 		Remote: r.target, NodeRank: r.rank, NNodes: r.nnodes,
-	}
-	if ver.Cause != nil {
-		st.Cause = *ver.Cause
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

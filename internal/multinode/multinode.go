@@ -7,13 +7,13 @@ package multinode
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
 
@@ -358,25 +358,12 @@ func (l Launch) Placeholders(nnodes int) Placeholders {
 // OutcomeOf reads a member vigil's verdict event (the contract's fields),
 // received at at. ok is false when raw is no verdict event.
 func OutcomeOf(raw []byte, at time.Time) (Outcome, bool) {
-	var e struct {
-		Event    string   `json:"event"`
-		Verdict  string   `json:"verdict"`
-		Cause    *string  `json:"cause"`
-		Phase    string   `json:"phase"`
-		Summary  string   `json:"summary"`
-		Hint     string   `json:"hint"`
-		Evidence []string `json:"evidence"`
-		LogFile  string   `json:"log_file"`
-	}
-	if json.Unmarshal(raw, &e) != nil || e.Event != "verdict" || e.Verdict == "" {
+	e, ok := observe.DecodeVerdict(raw)
+	if !ok {
 		return Outcome{}, false
 	}
-	o := Outcome{Verdict: v.Verdict(e.Verdict), Phase: v.Phase(e.Phase), Summary: e.Summary,
-		Hint: e.Hint, Evidence: e.Evidence, LogFile: e.LogFile, At: at}
-	if e.Cause != nil {
-		o.Cause = v.Cause(*e.Cause)
-	}
-	return o, true
+	return Outcome{Verdict: v.Verdict(e.Verdict), Cause: v.Cause(e.Cause), Phase: v.Phase(e.Phase), Summary: e.Summary,
+		Hint: e.Hint, Evidence: e.Evidence, LogFile: e.LogFile, At: at}, true
 }
 
 // isLocal: members on this machine are started without ssh.

@@ -43,3 +43,27 @@ func TestDecodePayloadRoundTrips(t *testing.T) {
 		t.Error("decoded fields of the wrong type")
 	}
 }
+
+func TestDecodeVerdict(t *testing.T) {
+	tests := []struct {
+		name   string
+		raw    string
+		ok     bool
+		cause  string
+		server string
+	}{
+		{"failed", `{"event":"verdict","t":3.5,"verdict":"failed","cause":"gpu_oom","phase":"weights","evidence":["x"],"log_file":"/l","server":"vllm"}`, true, "gpu_oom", "vllm"},
+		{"ready with a null cause", `{"event":"verdict","t":9,"verdict":"ready","cause":null,"phase":"ready","server":"sglang"}`, true, "", "sglang"},
+		{"another event", `{"event":"phase","t":1,"phase":"weights"}`, false, "", ""},
+		{"no verdict", `{"event":"verdict","t":1}`, false, "", ""},
+		{"not JSON", `verdict: failed`, false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, ok := DecodeVerdict([]byte(tt.raw))
+			if ok != tt.ok || d.Cause != tt.cause || d.Server != tt.server {
+				t.Fatalf("DecodeVerdict = %+v, %v; want ok %v, cause %q, server %q", d, ok, tt.ok, tt.cause, tt.server)
+			}
+		})
+	}
+}

@@ -52,35 +52,14 @@ var verdictFields = []string{"event", "t", "verdict", "cause", "phase", "summary
 // clock; spans are the phases as the stream's phase events showed them
 // (nil: rebuilt from the verdict's durations, in the contract's order).
 func ParseVerdict(raw []byte, start time.Time, spans []observe.PhaseSpan) (*observe.Result, Status, error) {
-	var d struct {
-		Verdict   string             `json:"verdict"`
-		Cause     *string            `json:"cause"`
-		Phase     string             `json:"phase"`
-		Summary   string             `json:"summary"`
-		Hint      string             `json:"hint"`
-		Evidence  []string           `json:"evidence"`
-		Server    string             `json:"server"`
-		ElapsedS  float64            `json:"elapsed_s"`
-		Phases    map[string]float64 `json:"phases"`
-		Rule      string             `json:"rule"`
-		Config    map[string]string  `json:"config"`
-		Important map[string]string  `json:"important"`
-		Finger    string             `json:"fingerprint"`
-		HistoryID int64              `json:"history_id"`
-	}
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, Status{}, err
-	}
-	if d.Verdict == "" {
-		return nil, Status{}, errors.New("a verdict event without a verdict")
+	d, ok := observe.DecodeVerdict(raw)
+	if !ok {
+		return nil, Status{}, errors.New("not a verdict event")
 	}
 	r := &observe.Result{
-		Verdict: v.Verdict(d.Verdict), Phase: v.Phase(d.Phase), Summary: d.Summary, Hint: d.Hint,
-		Evidence: d.Evidence, Server: d.Server, RuleID: d.Rule, Fingerprint: d.Finger,
+		Verdict: v.Verdict(d.Verdict), Cause: v.Cause(d.Cause), Phase: v.Phase(d.Phase), Summary: d.Summary, Hint: d.Hint,
+		Evidence: d.Evidence, Server: d.Server, RuleID: d.Rule, Fingerprint: d.Fingerprint,
 		At: start.Add(secs(d.ElapsedS)),
-	}
-	if d.Cause != nil {
-		r.Cause = v.Cause(*d.Cause)
 	}
 	r.Phases = spans
 	if len(spans) == 0 {
