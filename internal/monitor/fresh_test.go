@@ -52,7 +52,7 @@ func TestTruncatedOrRotatedLogIsANewRun(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				log := writeLog(t, args, load)
 				spec := Spec{
-					Judge: judge.Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour},
+					Judge: judge.Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour, SplitRuns: true},
 					Start: time.Now(), Log: log, URL: "http://127.0.0.1:30000",
 				}
 				go func() {
