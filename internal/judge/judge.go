@@ -47,10 +47,11 @@ type Config struct {
 	// NoHealth is true when there is no health endpoint to probe at all.
 	NoHealth bool
 	// SplitRuns: the log is one vigil only watches, where a later start of
-	// the server may follow this one: a start clue, or a truncation or
-	// rotation (logline.Line.Fresh), restarts the judge. Without it (vigil
-	// launched the server and holds its log) a truncated log is the same
-	// process's, rotated by copytruncate: the same run.
+	// the server may follow this one: a start clue restarts the judge, and
+	// so does a truncation or rotation (logline.Line.Fresh) whose first
+	// line is one. Without it (vigil launched the server and holds its log)
+	// a truncated log is the same process's, cut by copytruncate: the same
+	// run.
 	SplitRuns bool
 	// Member: this is a non-serving member of a multi-node start (a node
 	// of rank > 0); the profile's MemberReady lines are its ready lines.
@@ -305,7 +306,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if j.result != nil {
 		return
 	}
-	if j.cfg.SplitRuns && (l.Fresh && j.lines > 0 || j.newRun(l)) {
+	if j.cfg.SplitRuns && (l.Fresh && j.lines > 0 && startClue(l.Text) || j.newRun(l)) {
 		j.restart(now)
 	}
 	j.lines++

@@ -25,6 +25,21 @@ func (j *Judge) restart(now time.Time) {
 	j.emit(now, observe.Warning{Message: restartNote})
 }
 
+// startClue reports whether the first line after a truncation or rotation
+// opens a new process's output: a banner, a line a server prints just
+// before its banner, or a relative clock near zero. Anything else is the
+// same process writing on after a copytruncate rotation; a banner that
+// comes later is still caught by newRun.
+func startClue(text string) bool {
+	if t, ok := classify.RelativeTime(text); ok {
+		return t < classify.RestartNear
+	}
+	if classify.IsPreBanner(text) {
+		return true
+	}
+	return classify.MayBeBanner(text) && classify.BannerServer(classify.ParseFast(text).Msg) != ""
+}
+
 // newRun reports whether a line of a log vigil only watches starts a new
 // run of the server (Config.SplitRuns): the start clues explain's splitter
 // reads, for the case a start is appended to a log while vigil watches it

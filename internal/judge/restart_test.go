@@ -92,6 +92,46 @@ func TestLaunchedServersTruncatedLogIsTheSameRun(t *testing.T) {
 	}
 }
 
+// TestWatchedLogCutByCopytruncateIsTheSameRun: a watched log truncated
+// after the ready line, whose new content goes on with the same process's
+// lines (a copytruncate rotation), keeps the run: the ready line stands.
+// Content that opens with a start clue is a new run.
+func TestWatchedLogCutByCopytruncateIsTheSameRun(t *testing.T) {
+	tests := []struct {
+		name    string
+		first   string
+		restart bool
+	}{
+		{"access line", `[2026-11-29 10:01:41] INFO:     127.0.0.1:4242 - "GET /health HTTP/1.1" 200 OK`, false},
+		{"decode batch", "[2026-11-29 10:01:41 TP0] Decode batch. #running-req: 1, #token: 100, token usage: 0.00, gen throughput (token/s): 50.00, #queue-req: 0", false},
+		{"banner", "[2026-11-29 10:01:41] server_args=ServerArgs(model_path='x')", true},
+		{"vLLM's first line", "INFO 11-29 10:01:41 [__init__.py:241] Automatically detected platform cuda.", true},
+		{"llama.cpp clock at zero", "0.00.012.345 I build: 6795 (3f5a1b9c) with cc", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(1_800_000_000, 0)
+			j := New(Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour, SplitRuns: true}, t0)
+			j.Line(logline.Line{Text: "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')"}, t0)
+			j.Line(logline.Line{Text: "[2026-11-29 10:00:01 TP0] Load weight begin. avail mem=70 GB"}, t0.Add(time.Second))
+			j.Line(logline.Line{Text: "[2026-11-29 10:01:40] The server is fired up and ready to roll!"}, t0.Add(100*time.Second))
+			j.Line(logline.Line{Text: tt.first, Fresh: true}, t0.Add(101*time.Second))
+			j.Health(observe.Health{State: observe.HealthOK, Code: 200}, t0.Add(101*time.Second))
+			r := j.Tick(t0.Add(101 * time.Second))
+			restarted := slices.ContainsFunc(j.Events(), func(e observe.Event) bool {
+				w, ok := e.Data.(observe.Warning)
+				return ok && w.Message == restartNote
+			})
+			if restarted != tt.restart {
+				t.Fatalf("restarted %v, want %v", restarted, tt.restart)
+			}
+			if !tt.restart && (r == nil || r.Verdict != v.Ready) {
+				t.Errorf("got %+v, want ready on the ready line before the cut", r)
+			}
+		})
+	}
+}
+
 // TestFreshFirstLineKeepsTheStart: a judge that has read nothing yet (a
 // log truncated as vigil attached) keeps its start.
 func TestFreshFirstLineKeepsTheStart(t *testing.T) {
