@@ -54,10 +54,7 @@ func TestFreshLineRestarts(t *testing.T) {
 			if !slices.Equal(got, tt.phases) {
 				t.Errorf("phases %v, want %v", got, tt.phases)
 			}
-			warned := slices.ContainsFunc(j.Events(), func(e observe.Event) bool {
-				w, ok := e.Data.(observe.Warning)
-				return ok && w.Message == restartNote
-			})
+			warned := restarted(j.Events())
 			if warned != tt.fresh {
 				t.Errorf("restart warning emitted: %v, want %v", warned, tt.fresh)
 			}
@@ -84,10 +81,7 @@ func TestLaunchedServersTruncatedLogIsTheSameRun(t *testing.T) {
 	if !slices.ContainsFunc(r.Phases, func(s observe.PhaseSpan) bool { return s.Phase == v.Weights }) {
 		t.Errorf("phases %v lost the weights before the truncation", r.Phases)
 	}
-	if slices.ContainsFunc(j.Events(), func(e observe.Event) bool {
-		w, ok := e.Data.(observe.Warning)
-		return ok && w.Message == restartNote
-	}) {
+	if restarted(j.Events()) {
 		t.Error("a launched server's truncated log was judged as a new start")
 	}
 }
@@ -118,12 +112,8 @@ func TestWatchedLogCutByCopytruncateIsTheSameRun(t *testing.T) {
 			j.Line(logline.Line{Text: tt.first, Fresh: true}, t0.Add(101*time.Second))
 			j.Health(observe.Health{State: observe.HealthOK, Code: 200}, t0.Add(101*time.Second))
 			r := j.Tick(t0.Add(101 * time.Second))
-			restarted := slices.ContainsFunc(j.Events(), func(e observe.Event) bool {
-				w, ok := e.Data.(observe.Warning)
-				return ok && w.Message == restartNote
-			})
-			if restarted != tt.restart {
-				t.Fatalf("restarted %v, want %v", restarted, tt.restart)
+			if got := restarted(j.Events()); got != tt.restart {
+				t.Fatalf("restarted %v, want %v", got, tt.restart)
 			}
 			if !tt.restart && (r == nil || r.Verdict != v.Ready) {
 				t.Errorf("got %+v, want ready on the ready line before the cut", r)
@@ -142,4 +132,12 @@ func TestFreshFirstLineKeepsTheStart(t *testing.T) {
 	if r := j.Tick(t0.Add(5 * time.Second)); r == nil || r.Summary != "sglang is ready after 5.0s" {
 		t.Fatalf("got %+v, want ready after 5.0s", r)
 	}
+}
+
+// restarted reports whether events hold the restart warning.
+func restarted(events []observe.Event) bool {
+	return slices.ContainsFunc(events, func(e observe.Event) bool {
+		w, ok := e.Data.(observe.Warning)
+		return ok && w.Message == restartNote
+	})
 }
