@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -150,7 +151,15 @@ func unwrapPath(err error) error {
 
 // explainOne prints the runs of one log and returns its last run (nil
 // when it has no lines), and the error reading or writing.
-func explainOne(w io.Writer, in logInput, server string, jsonOut bool) (last *explain.Run, readErr, werr error) {
+func explainOne(out io.Writer, in logInput, server string, jsonOut bool) (last *explain.Run, readErr, werr error) {
+	// A dense log has a run every few kilobytes: one write per run would
+	// be most of the system time.
+	w := bufio.NewWriterSize(out, 64<<10)
+	defer func() {
+		if err := w.Flush(); werr == nil {
+			werr = err
+		}
+	}()
 	readErr = explain.Read(in.r, explain.Options{Server: server}, func(r *explain.Run) {
 		last = r
 		if werr != nil {
