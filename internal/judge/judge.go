@@ -135,6 +135,8 @@ type Judge struct {
 	prof   *classify.Profile
 	server string
 	start  time.Time
+	// memo classifies lines (nil: without remembering); UseMemo sets it.
+	memo *classify.Memo
 	// budgetFrom is when the budget counts from: the start, or the attach
 	// (Config.Attached).
 	budgetFrom time.Time
@@ -253,6 +255,11 @@ func (j *Judge) setServer(kind string, now time.Time) {
 // Server is the server kind, or "" while unknown.
 func (j *Judge) Server() string { return j.server }
 
+// UseMemo makes the judge classify lines through m (nil: none). A Memo
+// takes no locks: m must belong to the goroutine that feeds the judge
+// from now on.
+func (j *Judge) UseMemo(m *classify.Memo) { j.memo = m }
+
 // Phase is the phase the server has reached.
 func (j *Judge) Phase() v.Phase { return j.phase }
 
@@ -315,7 +322,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 			j.setServer(kind, now)
 		}
 	}
-	c := j.prof.Classify(l.Text)
+	c := j.memo.Classify(j.prof, l.Text)
 	j.evidenceOpen = evidenceOpen(l, c.Msg)
 	if !c.Waiting {
 		j.lastProgress = now
