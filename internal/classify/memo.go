@@ -17,15 +17,20 @@ import "strings"
 // caller may reuse its line buffers. The zero Memo is not usable; a nil
 // *Memo classifies without remembering.
 type Memo struct {
-	m     map[memoKey]Class
-	bytes int
+	// by holds one map of messages per profile and level (a log meets a
+	// few of each): string keys hash much faster than a struct's.
+	by      []memoMap
+	entries int
+	bytes   int
 }
 
-type memoKey struct {
+type memoMap struct {
 	pr *Profile
 	// level is one of levelNames' values (or ""), never a line's text.
 	level string
-	msg   string
+	// m's values are pointers: a map with small values takes the
+	// runtime's fast path for string keys.
+	m map[string]*Class
 }
 
 const (
@@ -40,9 +45,7 @@ const (
 )
 
 // NewMemo returns an empty Memo.
-func NewMemo() *Memo {
-	return &Memo{m: make(map[memoKey]Class)}
-}
+func NewMemo() *Memo { return &Memo{} }
 
 // Classify is pr.Classify(line), remembered by the line's message.
 func (m *Memo) Classify(pr *Profile, line string) Class {
@@ -51,20 +54,35 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 	if m == nil || len(p.Msg) > memoMaxMsg {
 		return pf.classifyParsed(pr, p)
 	}
-	k := memoKey{pr: pr, level: p.Level, msg: p.Msg}
-	if c, ok := m.m[k]; ok {
+	mm := m.mapOf(pr, p.Level)
+	if k, ok := mm[p.Msg]; ok {
+		c := *k
 		c.Parsed = p
 		return c
 	}
 	c := pf.classifyParsed(pr, p)
-	if len(m.m) >= memoMaxEntries || m.bytes >= memoMaxBytes {
-		clear(m.m)
-		m.bytes = 0
+	if m.entries >= memoMaxEntries || m.bytes >= memoMaxBytes {
+		for i := range m.by {
+			clear(m.by[i].m)
+		}
+		m.entries, m.bytes = 0, 0
 	}
-	k.msg = strings.Clone(k.msg)
-	m.m[k] = kept(c)
-	m.bytes += len(k.msg)
+	k := kept(c)
+	mm[strings.Clone(p.Msg)] = &k
+	m.entries++
+	m.bytes += len(p.Msg)
 	return c
+}
+
+// mapOf is the map of pr's messages at level.
+func (m *Memo) mapOf(pr *Profile, level string) map[string]*Class {
+	for i := range m.by {
+		if b := &m.by[i]; b.pr == pr && b.level == level {
+			return b.m
+		}
+	}
+	m.by = append(m.by, memoMap{pr: pr, level: level, m: make(map[string]*Class)})
+	return m.by[len(m.by)-1].m
 }
 
 // kept is c as a Memo keeps it: without the line's parts (Parsed), and

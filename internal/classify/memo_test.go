@@ -43,8 +43,8 @@ func TestMemoKeys(t *testing.T) {
 	a := "[2026-05-19 10:00:00] Load weight begin. avail mem=78.50 GB"
 	b := "[2026-05-19 10:00:07] Load weight begin. avail mem=78.50 GB"
 	ca, cb := m.Classify(sglang, a), m.Classify(sglang, b)
-	if len(m.m) != 1 {
-		t.Errorf("two stamps of one message: %d entries, want 1", len(m.m))
+	if m.entries != 1 {
+		t.Errorf("two stamps of one message: %d entries, want 1", m.entries)
 	}
 	if ca.Stamp == cb.Stamp || cb.Raw != b || ca.Phase != cb.Phase {
 		t.Errorf("parts of the second line: %+v (first %+v)", cb, ca)
@@ -52,8 +52,8 @@ func TestMemoKeys(t *testing.T) {
 	m.Classify(vllm, a)
 	m.Classify(sglang, "WARNING: Load weight begin. avail mem=78.50 GB")
 	m.Classify(sglang, "Load weight begin. avail mem=78.50 GB")
-	if len(m.m) != 3 {
-		t.Errorf("another profile, another level: %d entries, want 3", len(m.m))
+	if m.entries != 3 || len(m.by) != 3 {
+		t.Errorf("another profile, another level: %d entries in %d maps, want 3 in 3", m.entries, len(m.by))
 	}
 }
 
@@ -63,8 +63,12 @@ func TestMemoBounded(t *testing.T) {
 	m := NewMemo()
 	for i := range memoMaxEntries + 10 {
 		m.Classify(vllm, fmt.Sprintf("INFO 05-19 10:00:00 x.py:1] line %d", i))
-		if len(m.m) > memoMaxEntries || m.bytes > memoMaxBytes+memoMaxMsg {
-			t.Fatalf("after %d lines: %d entries, %d bytes", i+1, len(m.m), m.bytes)
+		n := 0
+		for _, b := range m.by {
+			n += len(b.m)
+		}
+		if n != m.entries || n > memoMaxEntries || m.bytes > memoMaxBytes+memoMaxMsg {
+			t.Fatalf("after %d lines: %d entries (counted %d), %d bytes", i+1, n, m.entries, m.bytes)
 		}
 	}
 	var none *Memo
