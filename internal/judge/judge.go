@@ -352,9 +352,13 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	}
 	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
 		j.lastMeaning = c.Raw
+		if j.recent == nil {
+			j.recent = make([]recentLine, 0, 65)
+		}
 		j.recent = append(j.recent, recentLine{raw: c.Raw, source: c.Source})
 		if len(j.recent) > 64 {
-			j.recent = j.recent[len(j.recent)-32:]
+			// Moved to the front, so that the array is allocated once.
+			j.recent = j.recent[:copy(j.recent, j.recent[len(j.recent)-32:])]
 		}
 	}
 	if !c.Ready && j.cfg.Member && !j.readyLine && j.memberReady(c.Msg) {
