@@ -77,3 +77,24 @@ func TestMemoBounded(t *testing.T) {
 		t.Errorf("nil memo: %+v, want %+v", got, want)
 	}
 }
+
+// BenchmarkMemoClassify is BenchmarkClassify through a Memo: the log
+// repeats its scenarios' lines, so after the first round every line is a
+// repeat (what a crash-looping server's log mostly is).
+func BenchmarkMemoClassify(b *testing.B) {
+	lines := realShapedLog(b, 8<<20)
+	total := 0
+	for _, l := range lines {
+		total += len(l) + 1
+	}
+	profiles := []*Profile{sglang, vllm, tgi, llamacpp, trtllm}
+	m := NewMemo()
+	b.SetBytes(int64(total))
+	b.ResetTimer()
+	for b.Loop() {
+		for i, l := range lines {
+			m.Classify(profiles[i%len(profiles)], l)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
+}
