@@ -14,8 +14,8 @@ import "strings"
 // classes, as its rule pointers always did: callers treat them as
 // read-only (they copy what they keep). Nothing in it points into a line
 // it was given: keys and the strings of what is kept are cloned, so a
-// caller may reuse its line buffers. The zero Memo is not usable; a nil
-// *Memo classifies without remembering.
+// caller may reuse its line buffers. The zero Memo is ready to use; a
+// nil *Memo classifies without remembering.
 type Memo struct {
 	// by holds one map of messages per profile and level (a log meets a
 	// few of each): string keys hash much faster than a struct's.

@@ -98,3 +98,21 @@ func BenchmarkMemoClassify(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
 }
+
+// FuzzMemo: through one Memo, a line and then a line with the same
+// message under another stamp are classified as Classify does.
+func FuzzMemo(f *testing.F) {
+	for _, l := range edgeLines {
+		f.Add(l)
+	}
+	m := NewMemo()
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, pr := range allProfiles {
+			for _, l := range []string{line, "[2026-05-19 10:00:00] " + line, "[2026-05-19 10:00:01] " + line} {
+				if got, want := m.Classify(pr, l), pr.Classify(l); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: %q\n got %+v\nwant %+v", pr.Name, l, got, want)
+				}
+			}
+		}
+	})
+}
