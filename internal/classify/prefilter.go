@@ -225,7 +225,14 @@ func (pf *prefilter) scanText(s string, hits hitSet, exact, fold bool) {
 // classify is Classify with the prefilter: the same rules in the same
 // order, each evaluated only when its literal occurs.
 func (pf *prefilter) classify(pr *Profile, line string) Class {
-	c := Class{Parsed: ParseFast(line)}
+	return pf.classifyParsed(pr, ParseFast(line))
+}
+
+// classifyParsed is classify of a line that ParseFast took apart as p.
+// What it adds to p depends only on pr, p.Msg and p.Level (Memo relies on
+// this).
+func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
+	c := Class{Parsed: p}
 	msg := c.Msg
 	var buf [16]uint64
 	hits := hitSet(buf[:])

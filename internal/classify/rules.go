@@ -102,28 +102,24 @@ type Progress struct {
 	ETA string
 }
 
-var (
-	// tqdm: "DESC: 42%|████▏     | 22/52 [00:03<00:04, 7.10it/s]" and the
-	// custom bar_format of SGLang and vLLM: "DESC: 50% Completed | 2/4 [...]".
-	tqdmRe = regexp.MustCompile(`^(.*?):?\s*(\d{1,3})%\s*(?:Completed\s*)?\|[^|]*?\|?\s*(\d+)/(\d+)(?:\s*\[([^<\]]*)<([^,\]]*)(?:,\s*([\d.]+)\s*(it/s|s/it))?)?`)
-)
-
-// ParseProgress reads a tqdm-style bar from a message.
+// ParseProgress reads a tqdm-style bar from a message: "DESC: 42%|████▏
+// | 22/52 [00:03<00:04, 7.10it/s]", or the custom bar_format of SGLang and
+// vLLM, "DESC: 50% Completed | 2/4 [...]" (matchProgress).
 func ParseProgress(msg string) (Progress, bool) {
 	if !strings.Contains(msg, "%") || !strings.Contains(msg, "/") {
 		return Progress{}, false
 	}
-	m := tqdmRe.FindStringSubmatch(msg)
-	if m == nil {
+	m, ok := matchProgress(msg)
+	if !ok {
 		return Progress{}, false
 	}
-	p := Progress{Desc: strings.TrimSpace(m[1]), Percent: atoi(m[2]), Done: atoi(m[3]), Total: atoi(m[4]), ETA: strings.TrimSpace(m[6])}
+	p := Progress{Desc: strings.TrimSpace(m[0]), Percent: atoi(m[1]), Done: atoi(m[2]), Total: atoi(m[3]), ETA: strings.TrimSpace(m[5])}
 	if p.ETA == "?" {
 		p.ETA = ""
 	}
-	if m[7] != "" {
-		r := atof(m[7])
-		if m[8] == "s/it" && r > 0 {
+	if m[6] != "" {
+		r := atof(m[6])
+		if m[7] == "s/it" && r > 0 {
 			r = 1 / r
 		}
 		p.Rate = r

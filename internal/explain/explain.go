@@ -195,8 +195,9 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	for range workers {
 		wg.Go(func() {
 			st := stamp.NewReader(o.Loc, o.Now)
+			memo := classify.NewMemo()
 			for c := range work {
-				c.judge(&o, st)
+				c.judge(&o, st, memo)
 			}
 		})
 	}
@@ -216,13 +217,15 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	}
 	var open *runState
 	sp := stamp.NewReader(o.Loc, o.Now)
+	memo := classify.NewMemo()
 	for c := range order {
 		<-c.done
-		open = c.stitch(&o, sp, open, out)
+		open = c.stitch(&o, sp, memo, open, out)
 		c.runs, c.open = nil, nil
 		free <- c
 	}
 	if open != nil {
+		open.use(memo)
 		open.atLogEnd = true
 		out(open.finish())
 	}
@@ -269,8 +272,8 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 
 // judge is a worker's part: learn about the lines, then judge the runs
 // that start in the chunk on the guess that its first possible start is
-// one.
-func (c *chunk) judge(o *Options, st *stamp.Reader) {
+// one. st and memo are the worker's own.
+func (c *chunk) judge(o *Options, st *stamp.Reader, memo *classify.Memo) {
 	defer close(c.done)
 	c.learn(st)
 	c.first = -1
@@ -283,17 +286,17 @@ func (c *chunk) judge(o *Options, st *stamp.Reader) {
 	if c.first < 0 {
 		return
 	}
-	c.open = c.walk(o, st, c.first, len(c.lines), nil, func(r *Run) { c.runs = append(c.runs, r) })
+	c.open = c.walk(o, st, memo, c.first, len(c.lines), nil, func(r *Run) { c.runs = append(c.runs, r) })
 }
 
 // stitch is the in-order part: the open run takes the lines before the
 // chunk's first possible start; then the guess is checked.
-func (c *chunk) stitch(o *Options, sp *stamp.Reader, open *runState, emit func(*Run)) *runState {
+func (c *chunk) stitch(o *Options, sp *stamp.Reader, memo *classify.Memo, open *runState, emit func(*Run)) *runState {
 	head := len(c.lines)
 	if c.first >= 0 {
 		head = c.first
 	}
-	open = c.walk(o, sp, 0, head, open, emit)
+	open = c.walk(o, sp, memo, 0, head, open, emit)
 	if c.first < 0 {
 		return open
 	}
@@ -307,22 +310,27 @@ func (c *chunk) stitch(o *Options, sp *stamp.Reader, open *runState, emit func(*
 		return c.open
 	}
 	// The guess was wrong: the run goes on through the chunk.
-	return c.walk(o, sp, c.first, len(c.lines), open, emit)
+	return c.walk(o, sp, memo, c.first, len(c.lines), open, emit)
 }
 
 // walk judges lines [from, to) as the continuation of st (nil: a run
-// starts at from) and returns the run open at to.
-func (c *chunk) walk(o *Options, sp *stamp.Reader, from, to int, st *runState, finish func(*Run)) *runState {
+// starts at from) and returns the run open at to. sp and memo belong to
+// the calling goroutine: a run started by a worker may go on in the
+// stitcher.
+func (c *chunk) walk(o *Options, sp *stamp.Reader, memo *classify.Memo, from, to int, st *runState, finish func(*Run)) *runState {
 	seg := from // where st's lines in this chunk start
+	if st != nil {
+		st.use(memo)
+	}
 	for i := from; i < to; i++ {
 		if st == nil {
-			st = newRun(o.Server, &c.lines[i], c.t0(i, sp))
+			st = newRun(o.Server, &c.lines[i], c.t0(i, sp), memo)
 			seg = i
 		} else if c.accepts(st, i, sp) {
 			c.keepTail(st, seg, i, sp)
 			c.settle(st, seg, i, sp)
 			finish(st.finish())
-			st = newRun(o.Server, &c.lines[i], c.t0(i, sp))
+			st = newRun(o.Server, &c.lines[i], c.t0(i, sp), memo)
 			seg = i
 		}
 		if st.idle() {

@@ -85,7 +85,7 @@ func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
 
 // lifeAfterReady judges the kept lines of a ready run.
 func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
-	lj := life.New(life.Config{Server: st.server})
+	lj := life.New(life.Config{Server: st.server, Memo: st.memo})
 	lt := &st.tail
 	last := readyAt
 	for i := max(0, lt.n-tailSize); i < lt.n; i++ {

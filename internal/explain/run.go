@@ -68,22 +68,32 @@ type runState struct {
 	readyLine int64
 	tail      lifeTail
 	atLogEnd  bool
+	// memo is the classifier memo of the goroutine judging the run now.
+	memo *classify.Memo
 }
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
 // start (the first stamp near its start, or a fixed time when unstamped).
-func newRun(server string, first *logline.Span, t0 int64) *runState {
+func newRun(server string, first *logline.Span, t0 int64, memo *classify.Memo) *runState {
 	st := &runState{off: first.Off, first: first.No, last: first.No}
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
 	// Offline the health answers are those of the access log, and the
 	// readiness rules take their offline numbers.
 	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness, NoConfig: true}, st.t0)
+	st.use(memo)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
 	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
 	st.drain()
 	return st
+}
+
+// use makes the run classify through memo, the memo of the goroutine
+// that judges it from now on.
+func (st *runState) use(memo *classify.Memo) {
+	st.memo = memo
+	st.j.UseMemo(memo)
 }
 
 func (st *runState) now() time.Time { return time.Unix(0, st.t) }

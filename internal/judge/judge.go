@@ -139,6 +139,8 @@ type Judge struct {
 	prof   *classify.Profile
 	server string
 	start  time.Time
+	// memo classifies lines (nil: without remembering); UseMemo sets it.
+	memo *classify.Memo
 	// budgetFrom is when the budget counts from: the start, or the attach
 	// (Config.Attached).
 	budgetFrom time.Time
@@ -257,6 +259,11 @@ func (j *Judge) setServer(kind string, now time.Time) {
 // Server is the server kind, or "" while unknown.
 func (j *Judge) Server() string { return j.server }
 
+// UseMemo makes the judge classify lines through m (nil: none). A Memo
+// takes no locks: m must belong to the goroutine that feeds the judge
+// from now on.
+func (j *Judge) UseMemo(m *classify.Memo) { j.memo = m }
+
 // Phase is the phase the server has reached.
 func (j *Judge) Phase() v.Phase { return j.phase }
 
@@ -319,7 +326,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 			j.setServer(kind, now)
 		}
 	}
-	c := j.prof.Classify(l.Text)
+	c := j.memo.Classify(j.prof, l.Text)
 	j.evidenceOpen = evidenceOpen(l, c.Msg)
 	if !c.Waiting {
 		j.lastProgress = now
@@ -349,9 +356,13 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	}
 	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
 		j.lastMeaning = c.Raw
+		if j.recent == nil {
+			j.recent = make([]recentLine, 0, 65)
+		}
 		j.recent = append(j.recent, recentLine{raw: c.Raw, source: c.Source})
 		if len(j.recent) > 64 {
-			j.recent = j.recent[len(j.recent)-32:]
+			// Moved to the front, so that the array is allocated once.
+			j.recent = j.recent[:copy(j.recent, j.recent[len(j.recent)-32:])]
 		}
 	}
 	if !c.Ready && j.cfg.Member && !j.readyLine && j.memberReady(c.Msg) {

@@ -19,9 +19,10 @@ const restartNote = "the log was truncated or rotated: its new content is judged
 // belongs to it. The configuration is the one given to
 // New; events not yet taken are kept.
 func (j *Judge) restart(now time.Time) {
-	events := j.events
+	events, memo := j.events, j.memo
 	*j = *New(j.base, now)
 	j.events = append(events, j.events...)
+	j.memo = memo
 	j.emit(now, observe.Warning{Message: restartNote})
 }
 

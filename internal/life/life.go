@@ -46,6 +46,9 @@ type Config struct {
 	// Stopping reports whether a stop was asked for, so that the server's
 	// end is a stop and not a death (nil: never).
 	Stopping func() bool
+	// Memo, when set, classifies the lines (it belongs to the goroutine
+	// that calls Line: a Memo takes no locks).
+	Memo *classify.Memo
 }
 
 // End is how the life ended, with its explanation.
@@ -104,6 +107,7 @@ type Judge struct {
 	hangAfter, settle time.Duration
 	stopping          func() bool
 	profile           *classify.Profile
+	memo              *classify.Memo
 
 	cause    v.Cause
 	title    string
@@ -124,7 +128,7 @@ type Judge struct {
 // New returns a judge of a server that just became ready.
 func New(cfg Config) *Judge {
 	lj := &Judge{hangAfter: cfg.HangAfter, settle: cfg.Settle, stopping: cfg.Stopping,
-		profile: classify.Lookup(cfg.Server),
+		profile: classify.Lookup(cfg.Server), memo: cfg.Memo,
 		// The ready verdict came with a healthy answer (or no endpoint).
 		healthOK: true, haveHealth: true, lastState: observe.HealthOK}
 	if lj.hangAfter <= 0 {
@@ -159,7 +163,7 @@ func (lj *Judge) Line(text string, now time.Time) string {
 		}
 		return ""
 	}
-	c := lj.profile.Classify(text)
+	c := lj.memo.Classify(lj.profile, text)
 	if c.Benign {
 		return ""
 	}

@@ -1,0 +1,105 @@
+package classify
+
+import "strings"
+
+// Memo remembers what Classify said about the messages it saw, for one
+// goroutine (it takes no locks). A crash-looping server appends the same
+// startup to its log again and again: most lines of such a log repeat
+// exactly once their stamp and prefixes are cut off, and all that Classify
+// adds to ParseFast's parts depends only on the profile, the message and
+// its level (classifyParsed), so a repeat costs ParseFast and one map
+// lookup instead of the automaton scan and the rules' expressions.
+//
+// What a Memo returns shares its Progress and Kernel with other lines'
+// classes, as its rule pointers always did: callers treat them as
+// read-only (they copy what they keep). Nothing in it points into a line
+// it was given: keys and the strings of what is kept are cloned, so a
+// caller may reuse its line buffers. The zero Memo is ready to use; a
+// nil *Memo classifies without remembering.
+type Memo struct {
+	// by holds one map of messages per profile and level (a log meets a
+	// few of each): string keys hash much faster than a struct's.
+	by      []memoMap
+	entries int
+	bytes   int
+}
+
+type memoMap struct {
+	pr *Profile
+	// level is one of levelNames' values (or ""), never a line's text.
+	level string
+	// m's values are pointers: a map with small values takes the
+	// runtime's fast path for string keys.
+	m map[string]*Class
+}
+
+const (
+	// memoMaxEntries and memoMaxBytes bound a Memo: once either is
+	// reached it starts over empty (a startup's lines repeat within a few
+	// thousand lines, so recent ones are what pay).
+	memoMaxEntries = 1 << 14
+	memoMaxBytes   = 4 << 20
+	// memoMaxMsg: longer messages (a configuration printed on one line)
+	// are classified without being kept.
+	memoMaxMsg = 1 << 10
+)
+
+// NewMemo returns an empty Memo.
+func NewMemo() *Memo { return &Memo{} }
+
+// Classify is pr.Classify(line), remembered by the line's message.
+func (m *Memo) Classify(pr *Profile, line string) Class {
+	pf := prefilterOf(pr)
+	p := ParseFast(line)
+	if m == nil || len(p.Msg) > memoMaxMsg {
+		return pf.classifyParsed(pr, p)
+	}
+	mm := m.mapOf(pr, p.Level)
+	if k, ok := mm[p.Msg]; ok {
+		c := *k
+		c.Parsed = p
+		return c
+	}
+	c := pf.classifyParsed(pr, p)
+	if m.entries >= memoMaxEntries || m.bytes >= memoMaxBytes {
+		for i := range m.by {
+			clear(m.by[i].m)
+		}
+		m.entries, m.bytes = 0, 0
+	}
+	k := kept(c)
+	mm[strings.Clone(p.Msg)] = &k
+	m.entries++
+	m.bytes += len(p.Msg)
+	return c
+}
+
+// mapOf is the map of pr's messages at level.
+func (m *Memo) mapOf(pr *Profile, level string) map[string]*Class {
+	for i := range m.by {
+		if b := &m.by[i]; b.pr == pr && b.level == level {
+			return b.m
+		}
+	}
+	m.by = append(m.by, memoMap{pr: pr, level: level, m: make(map[string]*Class)})
+	return m.by[len(m.by)-1].m
+}
+
+// kept is c as a Memo keeps it: without the line's parts (Parsed), and
+// with copies of what else may point into the line.
+func kept(c Class) Class {
+	c.Parsed = Parsed{}
+	if c.Progress != nil {
+		p := *c.Progress
+		p.Desc, p.ETA = strings.Clone(p.Desc), strings.Clone(p.ETA)
+		c.Progress = &p
+	}
+	if c.Kernel != nil {
+		k := *c.Kernel
+		k.Kernel, k.State, k.File = strings.Clone(k.Kernel), strings.Clone(k.State), strings.Clone(k.File)
+		k.Shape, k.Device = strings.Clone(k.Shape), strings.Clone(k.Device)
+		k.Dtype, k.BlockShape = strings.Clone(k.Dtype), strings.Clone(k.BlockShape)
+		c.Kernel = &k
+	}
+	return c
+}

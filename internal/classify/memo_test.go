@@ -1,0 +1,118 @@
+package classify
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"unsafe"
+)
+
+// TestMemoSameAsClassify: what a Memo answers, the first time and on a
+// repeat, is what Classify answers, for every profile and every line of
+// the real-shaped log, also when the buffer the line was read from is
+// overwritten in between (as explain's read buffers are).
+func TestMemoSameAsClassify(t *testing.T) {
+	lines := realShapedLog(t, 1<<20)
+	profiles := []*Profile{sglang, vllm, tgi, llamacpp, trtllm, generic}
+	m := NewMemo()
+	for _, pr := range profiles {
+		for _, l := range lines {
+			if l == "" {
+				continue
+			}
+			buf := []byte(l)
+			got := m.Classify(pr, unsafe.String(&buf[0], len(buf)))
+			if want := pr.Classify(l); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, first time: %q\n got %+v\nwant %+v", pr.Name, l, got, want)
+			}
+			for i := range buf {
+				buf[i] = '#'
+			}
+			if got, want := m.Classify(pr, string([]byte(l))), pr.Classify(l); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, repeat: %q\n got %+v\nwant %+v", pr.Name, l, got, want)
+			}
+		}
+	}
+}
+
+// TestMemoKeys: lines that differ only in their stamp share an entry, and
+// each still gets its own Parsed; the same message at another level or of
+// another profile is its own entry.
+func TestMemoKeys(t *testing.T) {
+	m := NewMemo()
+	a := "[2026-05-19 10:00:00] Load weight begin. avail mem=78.50 GB"
+	b := "[2026-05-19 10:00:07] Load weight begin. avail mem=78.50 GB"
+	ca, cb := m.Classify(sglang, a), m.Classify(sglang, b)
+	if m.entries != 1 {
+		t.Errorf("two stamps of one message: %d entries, want 1", m.entries)
+	}
+	if ca.Stamp == cb.Stamp || cb.Raw != b || ca.Phase != cb.Phase {
+		t.Errorf("parts of the second line: %+v (first %+v)", cb, ca)
+	}
+	m.Classify(vllm, a)
+	m.Classify(sglang, "WARNING: Load weight begin. avail mem=78.50 GB")
+	m.Classify(sglang, "Load weight begin. avail mem=78.50 GB")
+	if m.entries != 3 || len(m.by) != 3 {
+		t.Errorf("another profile, another level: %d entries in %d maps, want 3 in 3", m.entries, len(m.by))
+	}
+}
+
+// TestMemoBounded: a Memo never holds more than its bound, and nil
+// classifies without one.
+func TestMemoBounded(t *testing.T) {
+	m := NewMemo()
+	for i := range memoMaxEntries + 10 {
+		m.Classify(vllm, fmt.Sprintf("INFO 05-19 10:00:00 x.py:1] line %d", i))
+		n := 0
+		for _, b := range m.by {
+			n += len(b.m)
+		}
+		if n != m.entries || n > memoMaxEntries || m.bytes > memoMaxBytes+memoMaxMsg {
+			t.Fatalf("after %d lines: %d entries (counted %d), %d bytes", i+1, n, m.entries, m.bytes)
+		}
+	}
+	var none *Memo
+	l := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+	if got, want := none.Classify(vllm, l), vllm.Classify(l); !reflect.DeepEqual(got, want) {
+		t.Errorf("nil memo: %+v, want %+v", got, want)
+	}
+}
+
+// BenchmarkMemoClassify is BenchmarkClassify through a Memo: the log
+// repeats its scenarios' lines, so after the first round every line is a
+// repeat (what a crash-looping server's log mostly is).
+func BenchmarkMemoClassify(b *testing.B) {
+	lines := realShapedLog(b, 8<<20)
+	total := 0
+	for _, l := range lines {
+		total += len(l) + 1
+	}
+	profiles := []*Profile{sglang, vllm, tgi, llamacpp, trtllm}
+	m := NewMemo()
+	b.SetBytes(int64(total))
+	b.ResetTimer()
+	for b.Loop() {
+		for i, l := range lines {
+			m.Classify(profiles[i%len(profiles)], l)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
+}
+
+// FuzzMemo: through one Memo, a line and then a line with the same
+// message under another stamp are classified as Classify does.
+func FuzzMemo(f *testing.F) {
+	for _, l := range edgeLines {
+		f.Add(l)
+	}
+	m := NewMemo()
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, pr := range allProfiles {
+			for _, l := range []string{line, "[2026-05-19 10:00:00] " + line, "[2026-05-19 10:00:01] " + line} {
+				if got, want := m.Classify(pr, l), pr.Classify(l); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: %q\n got %+v\nwant %+v", pr.Name, l, got, want)
+				}
+			}
+		}
+	})
+}
