@@ -82,7 +82,11 @@ var starts = map[string]*Starts{
 		},
 	},
 	"trtllm": {
-		Banners: []Banner{{Re: regexp.MustCompile(`(?i)tensorrt-llm version|\[TRT-LLM\].*Starting`)}},
+		// "[TRT-LLM] [I] Starting TensorRT-LLM init." is always capitalised
+		// (tensorrt_llm/_common.py); matching it case-sensitively keeps the
+		// banner filter to two fast exact searches on each of the
+		// server's own lines, which all hold "[TRT-LLM]".
+		Banners: []Banner{{Re: regexp.MustCompile(`(?i:tensorrt-llm version)|\[TRT-LLM\].*Starting`)}},
 	},
 }
 

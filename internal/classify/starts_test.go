@@ -45,7 +45,8 @@ func TestBannerClauses(t *testing.T) {
 		{Exact: []string{"vLLM ", "server version"}},
 		{Exact: []string{"ggml_vulkan: Found ", " Vulkan devices"}},
 		{Exact: []string{"Args {"}},
-		{Folded: []string{"[trt-llm]", "tarting"}},
+		{Exact: []string{"[TRT-LLM]", "Starting"}},
+		{Folded: []string{"orrt-llm ver"}},
 		{Exact: []string{"common_params_print_info: "}},
 	} {
 		if !has(want) {
