@@ -68,11 +68,11 @@ func MayBeBanner(line string) bool {
 			return true
 		}
 	}
-	if special(line) {
+	// Only the clauses whose literal's windows the line holds can match.
+	m, escaped := bannerGrams.scanSpecial(line)
+	if escaped {
 		return true // escapes may sit inside a literal until stripped
 	}
-	// Only the clauses whose literal's windows the line holds can match.
-	m := bannerGrams.scan(line)
 	for i, c := range longClauses {
 		if m&(1<<i) != 0 && holds(line, c) {
 			return true
@@ -220,6 +220,39 @@ func (g *gramFilter) scan(s string) uint32 {
 		m |= g.masks[gramHash(s, i)]
 	}
 	return m
+}
+
+// scanSpecial is scan and special in one pass over s: the sampled 8-byte
+// loads cover every byte when the step is at most 8, and the bytes after
+// the last load are looked at one by one.
+func (g *gramFilter) scanSpecial(s string) (m uint32, isSpecial bool) {
+	step := g.step
+	if step > 8 {
+		return g.scan(s), special(s)
+	}
+	var acc uint64
+	i := 0
+	for ; i+8 <= len(s); i += step {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		e := x ^ escs
+		acc |= x | (e-ones)&^e
+		m |= g.masks[mix(x)]
+	}
+	covered := 0
+	if i > 0 {
+		covered = i - step + 8
+	}
+	for ; i+gramLen <= len(s); i += step {
+		m |= g.masks[gramHash(s, i)]
+	}
+	for k := covered; k < len(s); k++ {
+		if s[k] == 0x1b || s[k] >= 0x80 {
+			return m, true
+		}
+	}
+	return m, acc&highs != 0
 }
 
 // mayContain reports whether one of the literals may occur in s.

@@ -95,3 +95,34 @@ func FuzzMayBeBanner(f *testing.F) {
 		}
 	})
 }
+
+// TestScanSpecialIsScanAndSpecial: the fused pass finds an escape or a
+// byte outside ASCII wherever it sits, and the same windows as scan.
+func TestScanSpecialIsScanAndSpecial(t *testing.T) {
+	base := "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x') load_backend: ok"
+	for n := 0; n <= len(base); n++ {
+		for at := -1; at < n; at++ {
+			for _, b := range []byte{0x1b, 0x80, 0xe2} {
+				s := []byte(base[:n])
+				if at >= 0 {
+					s[at] = b
+				}
+				m, sp := bannerGrams.scanSpecial(string(s))
+				if wm, wsp := bannerGrams.scan(string(s)), special(string(s)); m != wm || sp != wsp {
+					t.Fatalf("scanSpecial(%q) = %x, %v; scan and special say %x, %v", s, m, sp, wm, wsp)
+				}
+			}
+		}
+	}
+}
+
+func FuzzScanSpecial(f *testing.F) {
+	f.Add("[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')")
+	f.Add("\x1b[32mINFO\x1b[0m load_backend: loaded")
+	f.Fuzz(func(t *testing.T, s string) {
+		m, sp := bannerGrams.scanSpecial(s)
+		if wm, wsp := bannerGrams.scan(s), special(s); m != wm || sp != wsp {
+			t.Fatalf("scanSpecial(%q) = %x, %v; scan and special say %x, %v", s, m, sp, wm, wsp)
+		}
+	})
+}
