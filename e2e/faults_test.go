@@ -155,7 +155,7 @@ func TestFloodedLog(t *testing.T) {
 	floodBytes := int64(floodSeconds * chunk)
 	rate := float64(floodBytes) / done.Sub(started).Seconds()
 	decided := v.exited.Sub(done)
-	t.Logf("flood: %d MB in %.1fs (%.1f MB/s); vigil exited %.2fs after the server, %.1fs in all; peak RSS %.1f MiB; --json stdout %d bytes",
+	t.Logf("flood: %d MB in %.1fs (%.1f MB/s); vigil exited %.2fs after the flood ended, %.1fs in all; peak RSS %.1f MiB; --json stdout %d bytes",
 		floodBytes>>20, done.Sub(started).Seconds(), rate/(1<<20), decided.Seconds(), v.exited.Sub(v.started).Seconds(),
 		float64(v.maxRSS)/(1<<20), len(v.stdout.Bytes()))
 	if rate < 10<<20 {
@@ -533,7 +533,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("vigil died of %v\n%s", v.signal, v.excerpt())
 	}
 	if _, err := os.Stat(doneFile); err != nil {
-		t.Errorf("the server did not run to its end: %v", err)
+		t.Errorf("the server did not get through its flood: %v", err)
 	}
 	events, got, problems := parseEvents(v.stdout.Bytes())
 	for _, p := range problems {

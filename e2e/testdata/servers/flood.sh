@@ -5,7 +5,10 @@
 # $TAIL_FILE, and exits 1. Writes that fail (a full disk) do not stop it.
 #   SERVER_PIDFILE   where it writes its pid
 #   START_FILE       created just before the flood (its mtime: the start)
-#   DONE_FILE        created just before it exits (its mtime: the exit)
+#   DONE_FILE        created when the flood is over, just before the tail
+#                    (its mtime: the flood's end; vigil may stop the server
+#                    as soon as the tail's traceback is in, so nothing
+#                    after the tail is sure to run)
 echo $$ > "$SERVER_PIDFILE"
 cat "$HEAD_FILE"
 : > "$START_FILE"
@@ -17,6 +20,6 @@ while [ "$i" -lt "$FLOOD_SECONDS" ]; do
 	wait "$tick"
 	i=$((i + 1))
 done
-cat "$TAIL_FILE"
 : > "$DONE_FILE"
+cat "$TAIL_FILE"
 exit 1
