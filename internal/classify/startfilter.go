@@ -119,6 +119,8 @@ func newGramFilter(lits []string) *gramFilter {
 	if g.step < 1 {
 		panic("classify: banner literals must be at least 6 bytes")
 	}
+	// scanSpecial's loads must cover every byte.
+	g.step = min(g.step, 8)
 	for i, l := range lits {
 		// The windows' rarest-looking run: best worst window, then best
 		// sum, then the later one (literals often start with common words).
@@ -197,39 +199,21 @@ const (
 // candidates returns the literals (a bit each) that may occur in s: every
 // literal when s holds an escape or a byte outside ASCII (special).
 func (g *gramFilter) candidates(s string) uint32 {
-	if special(s) {
+	m, isSpecial := g.scanSpecial(s)
+	if isSpecial {
 		return ^uint32(0)
-	}
-	return g.scan(s)
-}
-
-// scan is candidates for a string known not to be special.
-func (g *gramFilter) scan(s string) uint32 {
-	step := g.step
-	var m uint32
-	i := 0
-	// The hot loop: one 8-byte load per sampled position (the compiler
-	// merges the byte loads), masked to the window.
-	for ; i+8 <= len(s); i += step {
-		w := s[i : i+8]
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		m |= g.masks[mix(x)]
-	}
-	for ; i+gramLen <= len(s); i += step {
-		m |= g.masks[gramHash(s, i)]
 	}
 	return m
 }
 
-// scanSpecial is scan and special in one pass over s: the sampled 8-byte
-// loads cover every byte when the step is at most 8, and the bytes after
-// the last load are looked at one by one.
+// scanSpecial returns the literals whose sampled windows s holds (a bit
+// each) and whether s is special, in one pass: the 6-byte window at every
+// step-th position is read as one 8-byte load (the compiler merges the
+// byte loads), masked to the window by mix; those loads cover every byte
+// when the step is at most 8, and the bytes after the last one are looked
+// at one by one.
 func (g *gramFilter) scanSpecial(s string) (m uint32, isSpecial bool) {
 	step := g.step
-	if step > 8 {
-		return g.scan(s), special(s)
-	}
 	var acc uint64
 	i := 0
 	for ; i+8 <= len(s); i += step {

@@ -126,3 +126,13 @@ func FuzzScanSpecial(f *testing.F) {
 		}
 	})
 }
+
+// scan is scanSpecial's windows alone, in their plainest form: the
+// reference the fused pass is tested against.
+func (g *gramFilter) scan(s string) uint32 {
+	var m uint32
+	for i := 0; i+gramLen <= len(s); i += g.step {
+		m |= g.masks[gramHash(s, i)]
+	}
+	return m
+}
