@@ -28,6 +28,9 @@ type memoMap struct {
 	pr *Profile
 	// level is one of levelNames' values (or ""), never a line's text.
 	level string
+	// access: m holds access lines without their client address
+	// (clientAddr), not messages.
+	access bool
 	// m's values are pointers: a map with small values takes the
 	// runtime's fast path for string keys.
 	m map[string]*Class
@@ -54,8 +57,15 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 	if m == nil || len(p.Msg) > memoMaxMsg {
 		return pf.classifyParsed(pr, p)
 	}
-	mm := m.mapOf(pr, p.Level)
-	if k, ok := mm[p.Msg]; ok {
+	mm := m.mapOf(pr, p.Level, false)
+	key := p.Msg
+	if n := clientAddr(key); n > 0 {
+		// An access line: the client's address and port change on every
+		// request, and no rule reads them (TestMemoAccessAddress), so
+		// its entry is the rest of the line, kept apart from messages.
+		mm, key = m.mapOf(pr, p.Level, true), key[n:]
+	}
+	if k, ok := mm[key]; ok {
 		c := *k
 		c.Parsed = p
 		return c
@@ -68,20 +78,45 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 		m.entries, m.bytes = 0, 0
 	}
 	k := kept(c)
-	mm[strings.Clone(p.Msg)] = &k
+	mm[strings.Clone(key)] = &k
 	m.entries++
-	m.bytes += len(p.Msg)
+	m.bytes += len(key)
 	return c
 }
 
-// mapOf is the map of pr's messages at level.
-func (m *Memo) mapOf(pr *Profile, level string) map[string]*Class {
+// clientAddr is the length of the client address that opens uvicorn's
+// access line (`127.0.0.1:42375 - "GET /health HTTP/1.1" 200 OK`): an
+// IPv4 address, a port and ` - "`; 0 for any other message.
+func clientAddr(msg string) int {
+	i, dots := 0, 0
+	for ; i < len(msg) && i < 16; i++ {
+		if c := msg[i]; c == '.' {
+			dots++
+		} else if c < '0' || c > '9' {
+			break
+		}
+	}
+	if dots != 3 || i == 0 || i == len(msg) || msg[i] != ':' {
+		return 0
+	}
+	j := i + 1
+	for j < len(msg) && j-i <= 6 && msg[j] >= '0' && msg[j] <= '9' {
+		j++
+	}
+	if j == i+1 || !strings.HasPrefix(msg[j:], ` - "`) {
+		return 0
+	}
+	return j
+}
+
+// mapOf is the map of pr's messages (or access lines) at level.
+func (m *Memo) mapOf(pr *Profile, level string, access bool) map[string]*Class {
 	for i := range m.by {
-		if b := &m.by[i]; b.pr == pr && b.level == level {
+		if b := &m.by[i]; b.pr == pr && b.level == level && b.access == access {
 			return b.m
 		}
 	}
-	m.by = append(m.by, memoMap{pr: pr, level: level, m: make(map[string]*Class)})
+	m.by = append(m.by, memoMap{pr: pr, level: level, access: access, m: make(map[string]*Class)})
 	return m.by[len(m.by)-1].m
 }
 

@@ -57,6 +57,61 @@ func TestMemoKeys(t *testing.T) {
 	}
 }
 
+// TestMemoAccessAddress: uvicorn's access lines (vLLM, SGLang and
+// TensorRT-LLM serve through it) differ in the client's port on every
+// request; through a Memo, all those of one request and answer share an
+// entry, and each is classified as Classify classifies it, for every
+// profile.
+func TestMemoAccessAddress(t *testing.T) {
+	lines := []string{
+		`(APIServer pid=2231) INFO:     %s - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+		`(APIServer pid=2231) INFO:     %s - "GET /health HTTP/1.1" 503 Service Unavailable`,
+		`[2026-05-16 06:20:57] INFO:     %s - "GET /health HTTP/1.1" 500 Internal Server Error`,
+		`[2026-05-16 06:20:57] INFO:     %s - "POST /generate HTTP/1.1" 200 OK`,
+		`INFO:     %s - "GET /v1/models HTTP/1.1" 404 Not Found`,
+		`INFO:     %s - "POST /v1/completions HTTP/1.1" 400 Bad Request`,
+	}
+	addrs := []string{"127.0.0.1:42375", "127.0.0.1:42409", "10.0.4.21:51890", "10.42.3.1:1", "192.168.100.200:65535"}
+	for _, pr := range allProfiles {
+		m := NewMemo()
+		for _, f := range lines {
+			for _, a := range addrs {
+				l := fmt.Sprintf(f, a)
+				if got, want := m.Classify(pr, l), pr.Classify(l); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: %q\n got %+v\nwant %+v", pr.Name, l, got, want)
+				}
+			}
+		}
+		if m.entries != len(lines) {
+			t.Errorf("%s: %d entries for %d requests from %d addresses, want one per request", pr.Name, m.entries, len(lines), len(addrs))
+		}
+	}
+}
+
+func TestClientAddr(t *testing.T) {
+	for _, tt := range []struct {
+		name, msg string
+		want      int
+	}{
+		{"uvicorn", `127.0.0.1:42375 - "GET /health HTTP/1.1" 200 OK`, 15},
+		{"long address", `192.168.100.200:65535 - "GET / HTTP/1.1" 200 OK`, 21},
+		{"no port", `127.0.0.1: - "GET / HTTP/1.1" 200 OK`, 0},
+		{"no quote", `127.0.0.1:80 - GET`, 0},
+		{"two dots", `127.0.1:80 - "GET / HTTP/1.1" 200 OK`, 0},
+		{"a version", `1.2.3.4:5 is the version`, 0},
+		{"a message", `Load weight begin. avail mem=78.50 GB`, 0},
+		{"empty", ``, 0},
+		{"address only", `127.0.0.1:80`, 0},
+		{"port too long", `127.0.0.1:12345678 - "GET / HTTP/1.1"`, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := clientAddr(tt.msg); got != tt.want {
+				t.Errorf("clientAddr(%q) = %d, want %d", tt.msg, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestMemoBounded: a Memo never holds more than its bound, and nil
 // classifies without one.
 func TestMemoBounded(t *testing.T) {
@@ -108,7 +163,8 @@ func FuzzMemo(f *testing.F) {
 	m := NewMemo()
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, pr := range allProfiles {
-			for _, l := range []string{line, "[2026-05-19 10:00:00] " + line, "[2026-05-19 10:00:01] " + line} {
+			for _, l := range []string{line, "[2026-05-19 10:00:00] " + line, "[2026-05-19 10:00:01] " + line,
+				"INFO:     127.0.0.1:42375 - " + line, "INFO:     127.0.0.1:42409 - " + line} {
 				if got, want := m.Classify(pr, l), pr.Classify(l); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s: %q\n got %+v\nwant %+v", pr.Name, l, got, want)
 				}
