@@ -52,7 +52,8 @@ func ParseFast(line string) Parsed {
 			p.Stamp, p.StampKind = stamp, "iso"
 			p.Level = levelNames[level]
 			msg = msg[n:]
-			if i := strings.LastIndex(msg, " rank="); i >= 0 && isDigits(msg[i+6:]) {
+			// (A " rank=" that digits alone follow holds the last "=".)
+			if i := strings.LastIndexByte(msg, '=') - 5; i >= 0 && msg[i:i+6] == " rank=" && isDigits(msg[i+6:]) {
 				p.Source = "rank " + msg[i+6:]
 				msg = msg[:i]
 			}
@@ -253,20 +254,25 @@ func spaces(s string) int {
 // ends at the first parenthesis after the opening one, and its content ends
 // with " pid=" and digits.
 func cutVLLMProc(msg string) (src string, n int, ok bool) {
-	k := strings.IndexAny(msg[1:], "()")
-	if k < 0 || msg[1+k] != ')' {
+	k := 1
+	for k < len(msg) && msg[k] != '(' && msg[k] != ')' {
+		k++
+	}
+	if k == len(msg) || msg[k] != ')' {
 		return "", 0, false
 	}
-	seg := msg[1 : 1+k]
-	i := strings.LastIndex(seg, " pid=")
-	if i < 0 {
+	seg := msg[1:k]
+	// The last " pid=" that digits alone follow is where the last "="
+	// is.
+	i := strings.LastIndexByte(seg, '=') - 4
+	if i < 0 || seg[i:i+5] != " pid=" {
 		return "", 0, false
 	}
 	d := seg[i+5:]
 	if d == "" || digits(d) != len(d) {
 		return "", 0, false
 	}
-	n = 1 + k + 1
+	n = k + 1
 	if n < len(msg) && msg[n] == ' ' {
 		n++
 	}
@@ -404,10 +410,26 @@ func mayGlog(msg string) bool {
 
 // levelWord is the level name msg starts with, followed by sep, or "".
 func levelWord(msg string, sep byte) string {
-	for _, l := range [...]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"} {
-		if len(msg) > len(l) && msg[len(l)] == sep && msg[:len(l)] == l {
-			return l
-		}
+	if msg == "" {
+		return ""
+	}
+	var l string
+	switch msg[0] {
+	case 'D':
+		l = "DEBUG"
+	case 'I':
+		l = "INFO"
+	case 'W':
+		l = "WARNING"
+	case 'E':
+		l = "ERROR"
+	case 'C':
+		l = "CRITICAL"
+	default:
+		return ""
+	}
+	if len(msg) > len(l) && msg[len(l)] == sep && msg[:len(l)] == l {
+		return l
 	}
 	return ""
 }
