@@ -70,6 +70,10 @@ type runState struct {
 	atLogEnd  bool
 	// memo is the classifier memo of the goroutine judging the run now.
 	memo *classify.Memo
+	// tickedAt is the time of the latest tick, and still is set while
+	// nothing was fed to the judge since (tick).
+	tickedAt time.Time
+	still    bool
 }
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
@@ -161,6 +165,7 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 	if st.tick(before) {
 		return
 	}
+	st.still = false
 	st.j.Line(logline.Line{Text: text, Offset: l.Off, CR: l.CR, Cut: l.Cut}, now)
 	st.drain()
 	st.answer(text, now)
@@ -172,8 +177,16 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 	}
 }
 
-// tick asks the judge for a verdict at now.
+// tick asks the judge for a verdict at now. A tick no later than the
+// last one, with nothing fed in between, is passed over: each of the
+// judge's time rules fires once at least so long has passed since
+// something, so what did not fire then cannot fire at an earlier time
+// (lines of one second share their stamp: most ticks are such repeats).
 func (st *runState) tick(now time.Time) bool {
+	if st.still && !now.After(st.tickedAt) {
+		return false
+	}
+	st.tickedAt, st.still = now, true
 	return st.took(st.j.Tick(now))
 }
 
@@ -219,6 +232,7 @@ func (st *runState) answer(t string, now time.Time) {
 	}
 	if h, ok := classify.AccessHealth(t); ok {
 		h.Seen = clip(t, 300)
+		st.still = false
 		st.j.Health(h, now)
 		st.drain()
 	}
@@ -346,6 +360,7 @@ func (st *runState) finish() *Run {
 		// A fatal line settles, a bad health streak counts, a ready line
 		// or a listening server is believed, as they would have live once
 		// time moved on.
+		st.still = false
 		st.took(st.j.LogEnds(end))
 	}
 	if st.result == nil && (st.j.Offline().Verdict == v.Failed || st.endsInError()) {
@@ -353,6 +368,7 @@ func (st *runState) finish() *Run {
 		// them (a traceback is the last thing a dying Python process
 		// prints). Judge them as the live judge does when the process is
 		// gone, without claiming to have seen it go.
+		st.still = false
 		st.j.Exit(observe.Exit{Gone: true}, end)
 		if st.tick(end) {
 			ev := st.result.Evidence
