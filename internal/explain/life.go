@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -69,6 +70,9 @@ func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
 	if st == nil || st.readyLine == 0 {
 		return
 	}
+	if st.tail == nil {
+		st.tail = new(lifeTail)
+	}
 	for k := max(from, to-tailSize); k < to; k++ {
 		l := &c.lines[k]
 		if l.No <= st.readyLine || l.No <= st.tail.lastNo {
@@ -86,7 +90,10 @@ func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
 // lifeAfterReady judges the kept lines of a ready run.
 func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 	lj := life.New(life.Config{Server: st.server, Memo: st.memo})
-	lt := &st.tail
+	lt := st.tail
+	if lt == nil {
+		lt = new(lifeTail)
+	}
 	last := readyAt
 	for i := max(0, lt.n-tailSize); i < lt.n; i++ {
 		l := lt.lines[i%tailSize]
@@ -126,7 +133,7 @@ func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 }
 
 // lifeText is the text form's after-ready lines.
-func lifeText(b *strings.Builder, a *AfterReady) {
+func lifeText(b io.Writer, a *AfterReady) {
 	if a == nil {
 		return
 	}

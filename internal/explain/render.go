@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -10,29 +11,34 @@ import (
 	"time"
 )
 
-// WriteText writes a run for people to read.
+// WriteText writes a run for people to read. Through a *bufio.Writer it
+// writes straight into its buffer (a dense log has a run every few
+// kilobytes).
 func WriteText(w io.Writer, r *Run) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "run %d", r.Index)
+	b, ok := w.(*bufio.Writer)
+	if !ok {
+		b = bufio.NewWriter(w)
+	}
+	fmt.Fprintf(b, "run %d", r.Index)
 	server := r.Server
 	if server == "" {
 		server = "unknown server"
 	}
-	fmt.Fprintf(&b, "  %s", server)
+	fmt.Fprintf(b, "  %s", server)
 	if r.Timed {
-		fmt.Fprintf(&b, "  %s -> %s (%s)", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), fmtDur(r.End.Sub(r.Start)))
+		fmt.Fprintf(b, "  %s -> %s (%s)", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), fmtDur(r.End.Sub(r.Start)))
 	}
-	fmt.Fprintf(&b, "  lines %d-%d\n", r.FirstLine, r.FirstLine+r.Lines-1)
+	fmt.Fprintf(b, "  lines %d-%d\n", r.FirstLine, r.FirstLine+r.Lines-1)
 	switch r.Verdict {
 	case "":
-		fmt.Fprintf(&b, "  verdict   none: ended in phase %s\n", r.Phase)
+		fmt.Fprintf(b, "  verdict   none: ended in phase %s\n", r.Phase)
 	case "failed":
-		fmt.Fprintf(&b, "  verdict   failed: %s in phase %s\n", r.Cause, r.Phase)
+		fmt.Fprintf(b, "  verdict   failed: %s in phase %s\n", r.Cause, r.Phase)
 	default:
-		fmt.Fprintf(&b, "  verdict   %s\n", r.Verdict)
+		fmt.Fprintf(b, "  verdict   %s\n", r.Verdict)
 	}
-	fmt.Fprintf(&b, "  summary   %s\n", r.Summary)
-	lifeText(&b, r.Life)
+	fmt.Fprintf(b, "  summary   %s\n", r.Summary)
+	lifeText(b, r.Life)
 	if len(r.Phases) > 0 {
 		var ps []string
 		for _, p := range mergePhases(r.Phases) {
@@ -42,18 +48,21 @@ func WriteText(w io.Writer, r *Run) error {
 				ps = append(ps, string(p.Name))
 			}
 		}
-		fmt.Fprintf(&b, "  phases    %s\n", strings.Join(ps, " > "))
+		fmt.Fprintf(b, "  phases    %s\n", strings.Join(ps, " > "))
 	}
 	if len(r.Evidence) > 0 {
 		b.WriteString("  evidence\n")
 		for _, e := range r.Evidence {
-			fmt.Fprintf(&b, "    %s\n", e)
+			fmt.Fprintf(b, "    %s\n", e)
 		}
 	}
 	if r.Hint != "" {
-		fmt.Fprintf(&b, "  hint      %s\n", r.Hint)
+		fmt.Fprintf(b, "  hint      %s\n", r.Hint)
 	}
-	_, err := io.WriteString(w, b.String())
+	if !ok {
+		return b.Flush()
+	}
+	_, err := b.Write(nil) // the writer's first error, kept once it failed
 	return err
 }
 
