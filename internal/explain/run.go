@@ -66,7 +66,7 @@ type runState struct {
 	// life ended (life.go); atLogEnd is set when the log ends with the
 	// run.
 	readyLine int64
-	tail      lifeTail
+	tail      *lifeTail // (made once there is a ready line: most runs of a crash loop never have one)
 	atLogEnd  bool
 	// memo is the classifier memo of the goroutine judging the run now.
 	memo *classify.Memo
