@@ -125,6 +125,11 @@ type signal struct {
 	seq       int
 }
 
+// shownLine is a line kept to be shown as evidence, with its source.
+type shownLine struct {
+	raw, source string
+}
+
 type recentLine struct {
 	raw    string
 	source string
@@ -185,7 +190,7 @@ type Judge struct {
 	exit    *observe.Exit
 	partial logline.Line // an unterminated last line, judged if the server dies
 
-	recent []recentLine // last lines, for stall evidence
+	recent []shownLine // last lines, for stall evidence
 	// errLines are the first lines at an error level that no rule gives a
 	// cause (an unknown message after format drift): the evidence and
 	// summary of a failure no rule explains.
@@ -357,9 +362,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
 		j.lastMeaning = c.Raw
 		if j.recent == nil {
-			j.recent = make([]recentLine, 0, 65)
+			j.recent = make([]shownLine, 0, 65)
 		}
-		j.recent = append(j.recent, recentLine{raw: c.Raw, source: c.Source})
+		j.recent = append(j.recent, shownLine{raw: c.Raw, source: c.Source})
 		if len(j.recent) > 64 {
 			// Moved to the front, so that the array is allocated once.
 			j.recent = j.recent[:copy(j.recent, j.recent[len(j.recent)-32:])]
