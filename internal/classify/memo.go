@@ -22,6 +22,8 @@ type Memo struct {
 	by      []memoMap
 	entries int
 	bytes   int
+	// banners remembers BannerServer by message.
+	banners map[string]string
 }
 
 type memoMap struct {
@@ -42,6 +44,9 @@ const (
 	// thousand lines, so recent ones are what pay).
 	memoMaxEntries = 1 << 14
 	memoMaxBytes   = 4 << 20
+	// memoMaxBanners bounds the banner answers kept (each message at most
+	// memoMaxMsg bytes).
+	memoMaxBanners = 1 << 12
 	// memoMaxMsg: longer messages (a configuration printed on one line)
 	// are classified without being kept.
 	memoMaxMsg = 1 << 10
@@ -82,6 +87,23 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 	m.entries++
 	m.bytes += len(key)
 	return c
+}
+
+// BannerServer is BannerServer(msg), remembered: explain asks it of every
+// line that may be a banner, and those repeat with every start.
+func (m *Memo) BannerServer(msg string) string {
+	if m == nil || len(msg) > memoMaxMsg {
+		return BannerServer(msg)
+	}
+	if s, ok := m.banners[msg]; ok {
+		return s
+	}
+	s := BannerServer(msg)
+	if m.banners == nil || len(m.banners) >= memoMaxBanners {
+		m.banners = make(map[string]string)
+	}
+	m.banners[strings.Clone(msg)] = s
+	return s
 }
 
 // clientAddr is the length of the client address that opens uvicorn's

@@ -172,3 +172,33 @@ func FuzzMemo(f *testing.F) {
 		}
 	})
 }
+
+// TestMemoBannerServer: through a Memo, every line of the real-shaped log
+// names the banner's server as BannerServer does, the first time and on a
+// repeat, and the Memo's banner answers stay within their bound.
+func TestMemoBannerServer(t *testing.T) {
+	m := NewMemo()
+	banners := 0
+	for range 2 {
+		for _, l := range realShapedLog(t, 1<<20) {
+			msg := ParseFast(l).Msg
+			got, want := m.BannerServer(msg), BannerServer(msg)
+			if got != want {
+				t.Fatalf("BannerServer(%q) through a Memo = %q, want %q", msg, got, want)
+			}
+			if want != "" {
+				banners++
+			}
+			if len(m.banners) > memoMaxBanners {
+				t.Fatalf("%d banner answers kept, bound %d", len(m.banners), memoMaxBanners)
+			}
+		}
+	}
+	if banners == 0 {
+		t.Fatal("the log held no banner: the test proves nothing")
+	}
+	var none *Memo
+	if got := none.BannerServer("vLLM API server version 0.11.0"); got != BannerServer("vLLM API server version 0.11.0") {
+		t.Errorf("nil memo: %q", got)
+	}
+}

@@ -275,7 +275,7 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 // one. st and memo are the worker's own.
 func (c *chunk) judge(o *Options, st *stamp.Reader, memo *classify.Memo) {
 	defer close(c.done)
-	c.learn(st)
+	c.learn(st, memo)
 	c.first = -1
 	for i := range c.meta {
 		if c.meta[i].flags&fStart != 0 {
@@ -419,7 +419,7 @@ func (c *chunk) t0(i int, sp *stamp.Reader) int64 {
 
 // learn reads each line's banner and redraw status, and marks where runs
 // may start.
-func (c *chunk) learn(sp *stamp.Reader) {
+func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 	if cap(c.meta) < len(c.lines) {
 		c.meta = make([]meta, len(c.lines))
 	}
@@ -448,7 +448,7 @@ func (c *chunk) learn(sp *stamp.Reader) {
 			loose = i
 		}
 		if classify.MayBeBanner(l.Text) {
-			if msg := classify.ParseFast(l.Text).Msg; classify.BannerServer(msg) != "" {
+			if msg := classify.ParseFast(l.Text).Msg; memo.BannerServer(msg) != "" {
 				m.flags |= fBanner
 				m.banner = msg
 			}

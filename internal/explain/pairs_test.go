@@ -91,7 +91,7 @@ func announced(t *testing.T, sc *scenario.Scenario) bool {
 	scenlog.Write(&buf, sc, start)
 	c := &chunk{}
 	c.lines = logline.NewCutter().Split(buf.String(), nil)
-	c.learn(stamp.NewReader(time.Local, now))
+	c.learn(stamp.NewReader(time.Local, now), nil)
 	for i := range c.meta {
 		if c.meta[i].flags&(fBanner|fCrash) != 0 {
 			return true
