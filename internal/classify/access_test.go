@@ -1,6 +1,9 @@
 package classify
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestAccessHealth(t *testing.T) {
 	tests := []struct {
@@ -25,4 +28,21 @@ func TestAccessHealth(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzContainsBy: containsBy is strings.Contains, whichever byte it
+// searches for.
+func FuzzContainsBy(f *testing.F) {
+	f.Add("srv  log_server_r: request: GET /health 127.0.0.1 200", "request: ", 2)
+	f.Add("qq", "qq", 1)
+	f.Add("aab", "ab", 0)
+	f.Fuzz(func(t *testing.T, s, lit string, k int) {
+		if lit == "" {
+			return
+		}
+		k = int(uint(k) % uint(len(lit)))
+		if got, want := containsBy(s, lit, k), strings.Contains(s, lit); got != want {
+			t.Fatalf("containsBy(%q, %q, %d) = %v, want %v", s, lit, k, got, want)
+		}
+	})
 }
