@@ -136,3 +136,15 @@ func (g *gramFilter) scan(s string) uint32 {
 	}
 	return m
 }
+
+// BenchmarkMayBeBanner runs the banner filter over the real-shaped log,
+// as explain does over every line of a log.
+func BenchmarkMayBeBanner(b *testing.B) {
+	lines := realShapedLog(b, 4<<20)
+	for b.Loop() {
+		for _, l := range lines {
+			MayBeBanner(l)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
+}
