@@ -2,8 +2,8 @@ package classify
 
 import (
 	"path/filepath"
-	"strings"
 
+	"vigil/internal/litset"
 	v "vigil/internal/verdict"
 )
 
@@ -104,17 +104,36 @@ func DetectCommand(argv []string) string {
 	return kind
 }
 
-// DetectLog names the server whose output this line is, or "".
+// DetectLog names the server whose output this line is, or "": the first
+// of v.Servers one of whose Detect literals the line holds. The judge asks
+// it of every line until it knows the server, so the literals are looked
+// for in one pass (detectLits) rather than one search each.
 func DetectLog(line string) string {
-	for _, name := range v.Servers {
-		for _, d := range Profiles[name].Detect {
-			if strings.Contains(line, d) {
-				return name
-			}
+	found := detectLits.Scan(line)
+	if found == 0 {
+		return ""
+	}
+	for i, name := range v.Servers {
+		if found&detectMasks[i] != 0 {
+			return name
 		}
 	}
 	return ""
 }
+
+// detectLits holds every profile's Detect literals; detectMasks[i] has
+// the bits of v.Servers[i]'s.
+var detectLits, detectMasks = func() (*litset.Set, []uint64) {
+	var lits []string
+	masks := make([]uint64, len(v.Servers))
+	for i, name := range v.Servers {
+		for _, d := range Profiles[name].Detect {
+			masks[i] |= 1 << len(lits)
+			lits = append(lits, d)
+		}
+	}
+	return litset.New(lits...), masks
+}()
 
 // Index is the position of ph in the profile's phase order, or -1.
 func (pr *Profile) Index(ph v.Phase) int {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"testing"
 
 	v "vigil/internal/verdict"
@@ -216,4 +217,53 @@ func TestDetect(t *testing.T) {
 			t.Errorf("DetectLog(%q) = %q, want %q", line, got, want)
 		}
 	}
+}
+
+// detectByContains is what DetectLog must equal: each server's literals
+// in turn, one search each.
+func detectByContains(line string) string {
+	for _, name := range v.Servers {
+		for _, d := range Profiles[name].Detect {
+			if strings.Contains(line, d) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// TestDetectLogOnePass: the one-pass search names the server the
+// literal-by-literal one names, on every line of the real-shaped log and
+// on lines holding two servers' literals (the first server in order
+// wins).
+func TestDetectLogOnePass(t *testing.T) {
+	lines := realShapedLog(t, 1<<20)
+	for _, a := range v.Servers {
+		for _, b := range v.Servers {
+			lines = append(lines, "x "+Profiles[b].Detect[0]+" y "+Profiles[a].Detect[len(Profiles[a].Detect)-1])
+		}
+	}
+	named := 0
+	for _, l := range lines {
+		got, want := DetectLog(l), detectByContains(l)
+		if got != want {
+			t.Fatalf("DetectLog(%q) = %q, want %q", l, got, want)
+		}
+		if want != "" {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatal("no line named a server: the test proves nothing")
+	}
+}
+
+func FuzzDetectLog(f *testing.F) {
+	f.Add("[TRT-LLM] [I] text_generation_router")
+	f.Add("llama-server (EngineCore pid=1)")
+	f.Fuzz(func(t *testing.T, line string) {
+		if got, want := DetectLog(line), detectByContains(line); got != want {
+			t.Fatalf("DetectLog(%q) = %q, want %q", line, got, want)
+		}
+	})
 }
