@@ -8,10 +8,10 @@ package life
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"vigil/internal/classify"
+	"vigil/internal/litset"
 	"vigil/internal/observe"
 	v "vigil/internal/verdict"
 )
@@ -88,15 +88,21 @@ var Rules = []Rule{
 	{ID: "nccl.watchdog", re: regexp.MustCompile(`Watchdog caught collective operation timeout`), lits: []string{"Watchdog caught collective operation timeout"}, Cause: v.NCCL, Title: "an NCCL collective timed out"},
 }
 
-// holds reports whether text has one of the rule's literals.
-func (r *Rule) holds(text string) bool {
-	for _, l := range r.lits {
-		if strings.Contains(text, l) {
-			return true
+// ruleLits holds every rule's literals; ruleMasks[i] has the bits of
+// Rules[i]'s. A line is searched for all of them in one pass: explain
+// reads the last lines of every ready run through these rules, and one
+// search per literal was most of that.
+var ruleLits, ruleMasks = func() (*litset.Set, []uint64) {
+	var lits []string
+	masks := make([]uint64, len(Rules))
+	for i, r := range Rules {
+		for _, l := range r.lits {
+			masks[i] |= 1 << len(lits)
+			lits = append(lits, l)
 		}
 	}
-	return false
-}
+	return litset.New(lits...), masks
+}()
 
 // maxEvidence bounds the lines kept as evidence.
 const maxEvidence = 12
@@ -145,9 +151,10 @@ func New(cfg Config) *Judge {
 
 // Line judges one log line; it returns a remark for the person, if any.
 func (lj *Judge) Line(text string, now time.Time) string {
+	found := ruleLits.Scan(text)
 	for i := range Rules {
 		r := &Rules[i]
-		if !r.holds(text) || !r.re.MatchString(text) {
+		if found&ruleMasks[i] == 0 || !r.re.MatchString(text) {
 			continue
 		}
 		lj.keepAt(text, now)

@@ -157,12 +157,12 @@ func TestRuleLiterals(t *testing.T) {
 		"Shard ready in 3.2s",
 		"",
 	}
-	for _, r := range Rules {
+	for i, r := range Rules {
 		if len(r.lits) == 0 {
 			t.Errorf("%s: no literals", r.ID)
 		}
 		for _, l := range lines {
-			if r.re.MatchString(l) && !r.holds(l) {
+			if r.re.MatchString(l) && ruleLits.Scan(l)&ruleMasks[i] == 0 {
 				t.Errorf("%s matches %q, but its literals do not pass it", r.ID, l)
 			}
 		}
