@@ -123,6 +123,11 @@ func Text(line string) (string, Kind) {
 			line = line[k+2:]
 		}
 	}
+	if line == "" || strings.IndexByte("IWEDC", line[0]) < 0 {
+		// (No level word: explain reads back over a chunk of a server's
+		// unstamped lines, llama.cpp's default, at the end of each.)
+		return "", 0
+	}
 	for _, l := range [...]string{"INFO ", "WARNING ", "ERROR ", "DEBUG ", "CRITICAL "} {
 		if strings.HasPrefix(line, l) {
 			if shape(line[len(l):], "99-99 99:99:99") {
