@@ -5,6 +5,7 @@ package reaper
 import (
 	"context"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -36,6 +37,13 @@ func waitFile(t *testing.T, path string, want ...string) {
 }
 
 func TestForwardsToTheServersGroup(t *testing.T) {
+	// Under nohup this process starts with SIGHUP ignored, and a shell
+	// started with a signal ignored cannot trap it. Caught here, it is at
+	// its default in the server: exec resets caught signals, not ignored
+	// ones.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	dir := t.TempDir()
 	got := filepath.Join(dir, "got")
 	log, err := os.Create(filepath.Join(dir, "server.log"))
