@@ -64,11 +64,12 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 	}
 	mm := m.mapOf(pr, p.Level, false)
 	key := p.Msg
+	access := false
 	if n := clientAddr(key); n > 0 {
 		// An access line: the client's address and port change on every
 		// request, and no rule reads them (TestMemoAccessAddress), so
 		// its entry is the rest of the line, kept apart from messages.
-		mm, key = m.mapOf(pr, p.Level, true), key[n:]
+		mm, key, access = m.mapOf(pr, p.Level, true), key[n:], true
 	}
 	if k, ok := mm[key]; ok {
 		c := *k
@@ -76,6 +77,10 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 		return c
 	}
 	c := pf.classifyParsed(pr, p)
+	if access && (c.Progress != nil || c.Kernel != nil) {
+		// Their text is taken from the message, address and all.
+		return c
+	}
 	if m.entries >= memoMaxEntries || m.bytes >= memoMaxBytes {
 		for i := range m.by {
 			clear(m.by[i].m)
@@ -108,7 +113,8 @@ func (m *Memo) BannerServer(msg string) string {
 
 // clientAddr is the length of the client address that opens uvicorn's
 // access line (`127.0.0.1:42375 - "GET /health HTTP/1.1" 200 OK`): an
-// IPv4 address, a port and ` - "`; 0 for any other message.
+// IPv4 address, a port and ` - "` before a request's method and path; 0
+// for any other message.
 func clientAddr(msg string) int {
 	i, dots := 0, 0
 	for ; i < len(msg) && i < 16; i++ {
@@ -125,10 +131,20 @@ func clientAddr(msg string) int {
 	for j < len(msg) && j-i <= 6 && msg[j] >= '0' && msg[j] <= '9' {
 		j++
 	}
-	if j == i+1 || !strings.HasPrefix(msg[j:], ` - "`) {
+	if j == i+1 || !strings.HasPrefix(msg[j:], ` - "`) || !isRequest(msg[j+4:]) {
 		return 0
 	}
 	return j
+}
+
+// isRequest reports whether s opens with an HTTP method and a path.
+func isRequest(s string) bool {
+	for _, m := range [...]string{"GET /", "POST /", "PUT /", "DELETE /", "HEAD /", "OPTIONS /", "PATCH /"} {
+		if strings.HasPrefix(s, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // mapOf is the map of pr's messages (or access lines) at level.

@@ -71,10 +71,15 @@ func TestMemoAccessAddress(t *testing.T) {
 		`INFO:     %s - "GET /v1/models HTTP/1.1" 404 Not Found`,
 		`INFO:     %s - "POST /v1/completions HTTP/1.1" 400 Bad Request`,
 	}
+	// Lines the memo must not share across addresses: a bar's description
+	// is the text before it, address and all.
+	unshared := []string{
+		`INFO:     %s - "GET / HTTP/1.1" 200 OK 50%%|#####     | 5/10 [00:01<00:01, 5.00it/s]`,
+	}
 	addrs := []string{"127.0.0.1:42375", "127.0.0.1:42409", "10.0.4.21:51890", "10.42.3.1:1", "192.168.100.200:65535"}
 	for _, pr := range allProfiles {
 		m := NewMemo()
-		for _, f := range lines {
+		for _, f := range append(append([]string(nil), lines...), unshared...) {
 			for _, a := range addrs {
 				l := fmt.Sprintf(f, a)
 				if got, want := m.Classify(pr, l), pr.Classify(l); !reflect.DeepEqual(got, want) {
@@ -103,6 +108,8 @@ func TestClientAddr(t *testing.T) {
 		{"empty", ``, 0},
 		{"address only", `127.0.0.1:80`, 0},
 		{"port too long", `127.0.0.1:12345678 - "GET / HTTP/1.1"`, 0},
+		{"no request after it", `127.0.0.1:42409 - "0000%|0/10`, 0},
+		{"a path without a method", `127.0.0.1:42409 - "/health HTTP/1.1" 200 OK`, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := clientAddr(tt.msg); got != tt.want {
@@ -160,6 +167,7 @@ func FuzzMemo(f *testing.F) {
 	for _, l := range edgeLines {
 		f.Add(l)
 	}
+	f.Add(`"GET / HTTP/1.1" 200 OK 50%|#####     | 5/10`)
 	m := NewMemo()
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, pr := range allProfiles {
