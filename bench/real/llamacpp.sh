@@ -66,7 +66,7 @@ pick_python() {
     say "no python3 with numpy (apt-get install python3-numpy, or set PYTHON)"
     exit 2
 }
-PY=$(pick_python)
+PY=$(pick_python) || exit 2 # (its exit leaves only the substitution)
 
 if [ -z "${LLAMA_SRC:-}" ]; then
     LLAMA_SRC=$CACHE/llama.cpp
