@@ -124,15 +124,11 @@ func DetectLog(line string) string {
 // detectLits holds every profile's Detect literals; detectMasks[i] has
 // the bits of v.Servers[i]'s.
 var detectLits, detectMasks = func() (*litset.Set, []uint64) {
-	var lits []string
-	masks := make([]uint64, len(v.Servers))
+	groups := make([][]string, len(v.Servers))
 	for i, name := range v.Servers {
-		for _, d := range Profiles[name].Detect {
-			masks[i] |= 1 << len(lits)
-			lits = append(lits, d)
-		}
+		groups[i] = Profiles[name].Detect
 	}
-	return litset.New(lits...), masks
+	return litset.NewGroups(groups...)
 }()
 
 // Index is the position of ph in the profile's phase order, or -1.

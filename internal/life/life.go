@@ -93,15 +93,11 @@ var Rules = []Rule{
 // reads the last lines of every ready run through these rules, and one
 // search per literal was most of that.
 var ruleLits, ruleMasks = func() (*litset.Set, []uint64) {
-	var lits []string
-	masks := make([]uint64, len(Rules))
+	groups := make([][]string, len(Rules))
 	for i, r := range Rules {
-		for _, l := range r.lits {
-			masks[i] |= 1 << len(lits)
-			lits = append(lits, l)
-		}
+		groups[i] = r.lits
 	}
-	return litset.New(lits...), masks
+	return litset.NewGroups(groups...)
 }()
 
 // maxEvidence bounds the lines kept as evidence.

@@ -102,6 +102,21 @@ func New(lits ...string) *Set {
 	return s
 }
 
+// NewGroups builds the set of all the groups' literals and, for group i,
+// the mask of its literals' bits: Scan(text)&masks[i] != 0 when text
+// holds one of group i's.
+func NewGroups(groups ...[]string) (s *Set, masks []uint64) {
+	var lits []string
+	masks = make([]uint64, len(groups))
+	for i, g := range groups {
+		for _, l := range g {
+			masks[i] |= 1 << len(lits)
+			lits = append(lits, l)
+		}
+	}
+	return New(lits...), masks
+}
+
 // Scan returns the literals that occur in text: bit i for literal i.
 func (s *Set) Scan(text string) uint64 {
 	var found uint64

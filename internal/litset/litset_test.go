@@ -102,3 +102,24 @@ func BenchmarkContains(b *testing.B) {
 		contains(lits, line)
 	}
 }
+
+func TestNewGroups(t *testing.T) {
+	s, masks := NewGroups([]string{"ab", "cd"}, nil, []string{"ef"})
+	tests := []struct {
+		text string
+		want []bool // per group
+	}{
+		{"xx", []bool{false, false, false}},
+		{"xcdx", []bool{true, false, false}},
+		{"ab ef", []bool{true, false, true}},
+		{"ef", []bool{false, false, true}},
+	}
+	for _, tt := range tests {
+		found := s.Scan(tt.text)
+		for i, w := range tt.want {
+			if got := found&masks[i] != 0; got != w {
+				t.Errorf("%q, group %d: %v, want %v", tt.text, i, got, w)
+			}
+		}
+	}
+}
