@@ -1,6 +1,11 @@
 package classify
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // FuzzParse: ParseFast must return exactly what Parse does, for any line.
 func FuzzParse(f *testing.F) {
@@ -48,6 +53,57 @@ func FuzzParseProgress(f *testing.F) {
 		}
 		if p.Total <= 0 || p.Done < 0 || p.Done > p.Total || p.Percent < 0 || p.Percent > 100 || p.Rate < 0 {
 			t.Errorf("ParseProgress(%q) = %+v: inconsistent", msg, p)
+		}
+	})
+}
+
+// FuzzACAuto: the automaton reports every occurrence of every key, ignoring
+// ASCII case, and nothing else. Keys are the distinct '|'-separated parts
+// of the first input.
+func FuzzACAuto(f *testing.F) {
+	f.Add("he|she|his|hers", "ushers")
+	f.Add("a|aa|aaa|b", "aaaabaa")
+	f.Add("load|loading|Loading model|oad", "INFO Loading model weights; LOADED")
+	f.Add("abcd|bc|c|bcde", "xabcdex")
+	f.Fuzz(func(t *testing.T, keyList, text string) {
+		seen := map[string]bool{}
+		var keys []string
+		for k := range strings.SplitSeq(foldString(keyList), "|") {
+			if k != "" && !seen[k] && len(keys) < 32 {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return
+		}
+		a := newACAuto(keys)
+		var got []string
+		row := int32(0)
+		for i := 0; i < len(text); i++ {
+			row = a.delta[row+int32(a.class[text[i]])]
+			if row >= 0 {
+				continue
+			}
+			row = ^row
+			st := row / a.nclass
+			for _, k := range a.outs[a.outStart[st]:a.outStart[st+1]] {
+				got = append(got, fmt.Sprintf("%d@%d", k, i+1))
+			}
+		}
+		var want []string
+		folded := foldString(text)
+		for end := 1; end <= len(folded); end++ {
+			for id, k := range keys {
+				if strings.HasSuffix(folded[:end], k) {
+					want = append(want, fmt.Sprintf("%d@%d", id, end))
+				}
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("keys %q in %q:\ngot  %v\nwant %v", keys, text, got, want)
 		}
 	})
 }

@@ -93,8 +93,9 @@ func (r *KernelRule) kernelConfig(msg string) *KernelConfig {
 	if r.Re == nil {
 		return k
 	}
-	m := r.Re.FindStringSubmatch(msg)
-	if i := r.Re.SubexpIndex("file"); m != nil && i > 0 {
+	re := r.Re.Regexp()
+	m := re.FindStringSubmatch(msg)
+	if i := re.SubexpIndex("file"); m != nil && i > 0 {
 		k.File = firstPath(m[i])
 	}
 	if k.File == "" {

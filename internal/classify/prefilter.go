@@ -24,8 +24,6 @@ type prefilter struct {
 	// strings.Contains finds in every message.
 	always []int
 	words  int // len of a hit set in uint64s
-	// guards[bit] is the guard of that matcher's regular expression.
-	guards []guard
 
 	phaseBase, readyBase, benignBase, failBase, commonBase int
 	kernelBase, notableBase, commonNotableBase             int
@@ -86,14 +84,12 @@ func (b *builder) matchers(n int, m func(i int) *Matcher) int {
 		for _, l := range mm.lits {
 			b.add(l, base+i, mm.Fold)
 		}
-		b.pf.guards = append(b.pf.guards, guardOf(mm.Re))
 	}
 	b.bits += n
 	return base
 }
 
 func (b *builder) bit() int {
-	b.pf.guards = append(b.pf.guards, guard{})
 	b.bits++
 	return b.bits - 1
 }
@@ -253,7 +249,7 @@ func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
 	first := func(base, n int, at func(int) *Matcher) int {
 		for b := hits.next(base, base+n); b >= 0; b = hits.next(b+1, base+n) {
 			m := at(b - base)
-			if m.Re == nil || pf.guards[b].allows(msg, lower) && m.Re.MatchString(msg) {
+			if m.Re == nil || m.Re.matches(msg, lower) {
 				return b - base
 			}
 		}

@@ -68,72 +68,99 @@ func newACAuto(keys []string) *acAuto {
 
 	// The trie, as a goto table sized for the most states the keys can
 	// make; 0 is "no edge", as no edge leads back to the root (state 0).
+	// Each state's children are also kept as a list (first, next, label),
+	// and keys are distinct, so at most one ends in a state (own).
 	nc := int(a.nclass)
 	most := 1
 	for _, k := range keys {
 		most += len(k)
 	}
 	delta := make([]int32, most*nc)
-	own := make([][]int32, 1, most)
+	own := make([]int32, 1, most)
+	own[0] = -1
+	first := make([]int32, 1, most)
+	next := make([]int32, 1, most)
+	label := make([]uint8, 1, most)
 	for id, k := range keys {
 		a.keyLen[id] = int32(len(k))
 		s := int32(0)
 		for i := 0; i < len(k); i++ {
-			e := int(s)*nc + int(a.class[k[i]])
+			c := a.class[k[i]]
+			e := int(s)*nc + int(c)
 			if delta[e] == 0 {
-				delta[e] = int32(len(own))
-				own = append(own, nil)
+				t := int32(len(own))
+				delta[e] = t
+				own, label = append(own, -1), append(label, c)
+				first, next = append(first, 0), append(next, first[s])
+				first[s] = t
 			}
 			s = delta[e]
 		}
-		own[s] = append(own[s], int32(id))
+		if own[s] >= 0 {
+			panic("classify: duplicate automaton key " + k)
+		}
+		own[s] = int32(id)
 	}
 	n := len(own)
 	delta = delta[:n*nc]
 
-	// Breadth-first: failure links, output lists, and the full transitions
-	// in place of the goto table (a missing edge takes the failure state's
-	// transition, whose row is complete as it is shallower).
+	// Breadth-first: failure links, and the full transitions in place of
+	// the goto table: a state's row is its failure state's row (complete,
+	// as it is shallower) with its own edges written over it. dict[s] is
+	// the nearest state on s's failure chain where a key ends, or -1.
+	// Rows are written encoded (code), since dict says whether a state
+	// has output before any row leads to it.
 	fail := make([]int32, n)
-	outs := make([][]int32, n)
-	queue := make([]int32, 0, n)
-	for c := range nc {
-		if t := delta[c]; t != 0 {
-			queue = append(queue, t)
+	dict := make([]int32, n)
+	dict[0] = -1
+	code := func(t int32) int32 {
+		if own[t] >= 0 || dict[t] >= 0 {
+			return ^(t * int32(nc))
 		}
+		return t * int32(nc)
 	}
-	outs[0] = own[0]
+	state := func(v int32) int32 {
+		if v < 0 {
+			v = ^v
+		}
+		return v / int32(nc)
+	}
+	queue := make([]int32, 0, n)
+	for t := first[0]; t != 0; t = next[t] {
+		dict[t] = -1
+		delta[label[t]] = code(t)
+		queue = append(queue, t)
+	}
 	for head := 0; head < len(queue); head++ {
 		s := queue[head]
 		f := fail[s]
-		if len(own[s])+len(outs[f]) > 0 {
-			outs[s] = append(append(make([]int32, 0, len(own[s])+len(outs[f])), own[s]...), outs[f]...)
-		}
 		row, frow := delta[int(s)*nc:int(s+1)*nc], delta[int(f)*nc:int(f+1)*nc]
-		for c, t := range row {
-			if t == 0 {
-				row[c] = frow[c]
-				continue
+		copy(row, frow)
+		for t := first[s]; t != 0; t = next[t] {
+			c := label[t]
+			ft := state(frow[c])
+			fail[t] = ft
+			if own[ft] >= 0 {
+				dict[t] = ft
+			} else {
+				dict[t] = dict[ft]
 			}
-			fail[t] = frow[c]
+			row[c] = code(t)
 			queue = append(queue, t)
 		}
 	}
-
-	// Encode: rows instead of state numbers, negative when the target
-	// state has output.
-	for i, t := range delta {
-		row := t * int32(nc)
-		if len(outs[t]) > 0 {
-			row = ^row
-		}
-		delta[i] = row
-	}
 	a.delta = delta
+
+	// A state's outputs are the key ending in it, then those of its
+	// dictionary chain.
 	a.outStart = make([]int32, n+1)
 	for s := range n {
-		a.outStart[s+1] = a.outStart[s] + int32(len(outs[s]))
-		a.outs = append(a.outs, outs[s]...)
+		for d := int32(s); d >= 0; d = dict[d] {
+			if own[d] >= 0 {
+				a.outs = append(a.outs, own[d])
+			}
+		}
+		a.outStart[s+1] = int32(len(a.outs))
 	}
 	return a
 }

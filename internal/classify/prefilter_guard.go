@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
@@ -47,13 +46,10 @@ func (g *guard) allows(msg string, lower func() string) bool {
 	return false
 }
 
-// guardOf derives the guard of re, or an empty guard when the expression
+// guardOf derives the guard of the expression expr, or an empty guard when the expression
 // has none that is certain.
-func guardOf(re *regexp.Regexp) guard {
-	if re == nil {
-		return guard{}
-	}
-	t, err := syntax.Parse(re.String(), syntax.Perl)
+func guardOf(expr string) guard {
+	t, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return guard{}
 	}

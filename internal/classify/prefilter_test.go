@@ -2,7 +2,6 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 )
 
@@ -184,7 +183,7 @@ func TestGuards(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := guardOf(regexp.MustCompile(tt.re))
+			g := guardOf(tt.re)
 			if g.ok != tt.ok || fmt.Sprint(g.exact) != fmt.Sprint(tt.exact) || fmt.Sprint(g.folded) != fmt.Sprint(tt.fold) {
 				t.Errorf("guardOf(%q) = ok %v exact %q folded %q, want ok %v exact %q folded %q",
 					tt.re, g.ok, g.exact, g.folded, tt.ok, tt.exact, tt.fold)
@@ -196,43 +195,15 @@ func TestGuards(t *testing.T) {
 // TestGuardsAllowMatches checks every rule's guard against the corpus: a
 // guard may never refuse a line its expression matches.
 func TestGuardsAllowMatches(t *testing.T) {
-	var res []*regexp.Regexp
-	for _, pr := range allProfiles {
-		for _, r := range pr.Phases {
-			res = append(res, r.Re)
-		}
-		for _, r := range pr.Failures {
-			res = append(res, r.Re)
-		}
-		for _, r := range pr.Ready {
-			res = append(res, r.Re)
-		}
-	}
-	for _, r := range commonFailures {
-		res = append(res, r.Re)
-	}
-	for _, r := range kernelRules {
-		res = append(res, r.Re)
-	}
-	for _, r := range commonNotable {
-		res = append(res, r.Re)
-	}
-	for _, pr := range allProfiles {
-		for _, r := range pr.Notable {
-			res = append(res, r.Re)
-		}
-	}
 	lines := corpus(t)
-	for _, re := range res {
-		if re == nil {
-			continue
-		}
-		g := guardOf(re)
+	for _, p := range allLazyRegexps {
+		re := p.Regexp()
 		for _, l := range lines {
-			msg := Parse(l).Msg
-			lower := func() string { return foldString(msg) }
-			if re.MatchString(msg) && !g.allows(msg, lower) {
-				t.Errorf("guard of %q refuses %q, which it matches", re, msg)
+			for _, msg := range []string{Parse(l).Msg, l} {
+				lower := func() string { return foldString(msg) }
+				if re.MatchString(msg) && !p.g.allows(msg, lower) {
+					t.Errorf("guard of %q refuses %q, which it matches", re, msg)
+				}
 			}
 		}
 	}

@@ -10,7 +10,6 @@
 package classify
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -24,7 +23,8 @@ type Matcher struct {
 	// Lit is one literal or several separated by "|".
 	Lit  string
 	lits []string
-	Re   *regexp.Regexp
+	// Re, when set, must match too.
+	Re *lazyRegexp
 	// Fold makes the literal test case-insensitive (Lit must be lower case).
 	Fold bool
 }
@@ -44,7 +44,7 @@ func (m *Matcher) match(msg, lower string) bool {
 	if !hit {
 		return false
 	}
-	return m.Re == nil || m.Re.MatchString(msg)
+	return m.Re == nil || m.Re.matches(msg, func() string { return foldString(msg) })
 }
 
 // PhaseRule marks the start of a phase.
@@ -86,7 +86,7 @@ type FailureRule struct {
 // Rule literal constructors keep the profile tables short.
 func lit(s string) Matcher { return Matcher{Lit: s} }
 func re(litStr, expr string) Matcher {
-	return Matcher{Lit: litStr, Re: regexp.MustCompile(expr)}
+	return Matcher{Lit: litStr, Re: newLazyRegexp(expr)}
 }
 func fold(s string) Matcher { return Matcher{Lit: s, Fold: true} }
 

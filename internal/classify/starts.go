@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"regexp"
 	"regexp/syntax"
 	"strings"
 	"time"
@@ -22,7 +21,7 @@ type Starts struct {
 	// PreBanner matches whole lines a new process prints just before its
 	// banner (vLLM's platform detection and logo), so that a run's start
 	// includes them.
-	PreBanner *regexp.Regexp
+	PreBanner *lazyRegexp
 	// OneBanner: the server prints one banner per start (after an optional
 	// lead banner), so a second one is a restart. Servers whose start
 	// prints several banner lines (llama.cpp) or one per rank
@@ -32,53 +31,44 @@ type Starts struct {
 
 // Banner is one start banner.
 type Banner struct {
-	Re *regexp.Regexp
+	// Re is tested after its literal guard: most lines hold none of a
+	// banner's literals, and an unanchored pattern is slow on a long line
+	// (a configuration print) that another server's banner fails.
+	Re *lazyRegexp
 	// Lead: printed ahead of the main banner in the same start (SGLang's
 	// warning about its old launcher).
 	Lead bool
 	// Unless are lower-case words that make a matching line no banner
 	// (llama.cpp's download retries and failures in mid-download).
 	Unless []string
-	// g is Re's literal guard (set at init): most lines hold none of a
-	// banner's literals, and an unanchored pattern is slow on a long line
-	// (a configuration print) that another server's banner fails.
-	g guard
-}
-
-func init() {
-	for _, st := range starts {
-		for i := range st.Banners {
-			st.Banners[i].g = guardOf(st.Banners[i].Re)
-		}
-	}
 }
 
 var starts = map[string]*Starts{
 	"sglang": {
 		Banners: []Banner{
-			{Re: regexp.MustCompile(`^server_args=ServerArgs\(`)},
-			{Re: regexp.MustCompile(`launch_server' is still supported`), Lead: true},
+			{Re: newLazyRegexp(`^server_args=ServerArgs\(`)},
+			{Re: newLazyRegexp(`launch_server' is still supported`), Lead: true},
 		},
 		OneBanner: true,
 	},
 	"vllm": {
 		// (The logo's middle line: "▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.16.0".)
-		Banners:   []Banner{{Re: regexp.MustCompile(`vLLM (API )?server version|^args: Namespace\(|█  version \d`)}},
-		PreBanner: regexp.MustCompile(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py|\[utils\.py:\d+\]\s*[█▄▀ ]*$`),
+		Banners:   []Banner{{Re: newLazyRegexp(`vLLM (API )?server version|^args: Namespace\(|█  version \d`)}},
+		PreBanner: newLazyRegexp(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py|\[utils\.py:\d+\]\s*[█▄▀ ]*$`),
 		OneBanner: true,
 	},
 	"tgi": {
-		Banners:   []Banner{{Re: regexp.MustCompile(`^Args \{`)}},
+		Banners:   []Banner{{Re: newLazyRegexp(`^Args \{`)}},
 		OneBanner: true,
 	},
 	"llamacpp": {
 		Banners: []Banner{
-			{Re: regexp.MustCompile(`^ggml_cuda_init:|^ggml_vulkan: Found \d+ Vulkan devices|^load_backend:|^build: \d+|^main: build`)},
+			{Re: newLazyRegexp(`^ggml_cuda_init:|^ggml_vulkan: Found \d+ Vulkan devices|^load_backend:|^build: \d+|^main: build`)},
 			// Builds since mid-2026 open with common_params_print_info
 			// (common/arg.cpp, build 10587): "build N (commit)" at -lv 4,
 			// otherwise the verbosity line is the first.
-			{Re: regexp.MustCompile(`common_params_print_info: (?:build \d+ \(|verbosity = \d)`)},
-			{Re: regexp.MustCompile(`^common_download_file`), Unless: []string{"retry", "fail", "error"}},
+			{Re: newLazyRegexp(`common_params_print_info: (?:build \d+ \(|verbosity = \d)`)},
+			{Re: newLazyRegexp(`^common_download_file`), Unless: []string{"retry", "fail", "error"}},
 		},
 	},
 	"trtllm": {
@@ -86,7 +76,7 @@ var starts = map[string]*Starts{
 		// (tensorrt_llm/_common.py); matching it case-sensitively keeps the
 		// banner filter to two fast exact searches on each of the
 		// server's own lines, which all hold "[TRT-LLM]".
-		Banners: []Banner{{Re: regexp.MustCompile(`(?i:tensorrt-llm version)|\[TRT-LLM\].*Starting`)}},
+		Banners: []Banner{{Re: newLazyRegexp(`(?i:tensorrt-llm version)|\[TRT-LLM\].*Starting`)}},
 	},
 }
 
@@ -103,7 +93,7 @@ func StartsOf(server string) *Starts {
 }
 
 func (b *Banner) matches(msg string) bool {
-	if !b.g.allows(msg, func() string { return foldString(msg) }) || !b.Re.MatchString(msg) {
+	if !b.Re.matches(msg, func() string { return foldString(msg) }) {
 		return false
 	}
 	if len(b.Unless) > 0 {
@@ -143,31 +133,12 @@ func IsLeadBanner(msg string) bool {
 	return lead
 }
 
-// preGuards are the literal conditions of the pre-banner patterns: the
-// patterns only run on lines that pass them.
-var preGuards = func() []guard {
-	var out []guard
-	for _, name := range startOrder {
-		if re := starts[name].PreBanner; re != nil {
-			out = append(out, guardOf(re))
-		}
-	}
-	return out
-}()
-
 // IsPreBanner reports whether line (the whole line) is one a new process
 // prints just before its banner.
 func IsPreBanner(line string) bool {
-	i := 0
 	lower := func() string { return strings.ToLower(line) }
 	for _, name := range startOrder {
-		re := starts[name].PreBanner
-		if re == nil {
-			continue
-		}
-		g := preGuards[i]
-		i++
-		if g.allows(line, lower) && re.MatchString(line) {
+		if re := starts[name].PreBanner; re != nil && re.matches(line, lower) {
 			return true
 		}
 	}

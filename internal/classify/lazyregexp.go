@@ -1,0 +1,51 @@
+package classify
+
+import (
+	"regexp"
+	"sync"
+)
+
+// lazyRegexp is a rule's regular expression, compiled with its literal guard
+// on first use. A process meets few of the catalogue's rules (a rule's
+// expression only runs on a line holding its literal), and compiling all
+// of them when the package loaded was most of what `vigil explain` on a
+// one-line log cost (bench/firstline). TestEveryLazyRegexpCompiles compiles
+// each one, so a broken expression fails the tests rather than a run.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+	g    guard
+}
+
+// allLazyRegexps is every expression the catalogue made, for the test above.
+var allLazyRegexps []*lazyRegexp
+
+func newLazyRegexp(src string) *lazyRegexp {
+	p := &lazyRegexp{src: src}
+	allLazyRegexps = append(allLazyRegexps, p)
+	return p
+}
+
+func (p *lazyRegexp) compile() {
+	p.once.Do(func() {
+		p.re = regexp.MustCompile(p.src)
+		p.g = guardOf(p.src)
+	})
+}
+
+// String is the expression as written.
+func (p *lazyRegexp) String() string { return p.src }
+
+// Regexp is the compiled expression.
+func (p *lazyRegexp) Regexp() *regexp.Regexp {
+	p.compile()
+	return p.re
+}
+
+// matches reports whether the expression matches msg, testing its guard
+// first; lower returns msg with ASCII letters lowered.
+func (p *lazyRegexp) matches(msg string, lower func() string) bool {
+	p.compile()
+	return p.g.allows(msg, lower) && p.re.MatchString(msg)
+}
