@@ -79,9 +79,9 @@ func FuzzACAuto(f *testing.F) {
 		}
 		a := newACAuto(keys)
 		var got []string
-		row := int32(0)
+		row := a.root
 		for i := 0; i < len(text); i++ {
-			row = a.delta[row+int32(a.class[text[i]])]
+			row = a.step(row, a.class[text[i]])
 			if row >= 0 {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The prefilter makes Classify cost one pass over the message, however many
@@ -191,13 +192,20 @@ func (pf *prefilter) scan(msg string, hits hitSet) {
 func (pf *prefilter) scanText(s string, hits hitSet, exact, fold bool) {
 	a := pf.ac
 	delta, class, nclass := a.delta, &a.class, a.nclass
-	row := int32(0)
+	row := a.root
 	for i := 0; i < len(s); i++ {
-		row = delta[row+int32(class[s[i]])]
-		if row >= 0 {
+		next := atomic.LoadInt32(&delta[row+int32(class[s[i]])])
+		if next > 0 {
+			row = next
 			continue
 		}
-		row = ^row
+		if next == 0 {
+			if next = a.step(row, class[s[i]]); next > 0 {
+				row = next
+				continue
+			}
+		}
+		row = ^next
 		st := row / nclass
 		for _, k := range a.outs[a.outStart[st]:a.outStart[st+1]] {
 			end := i + 1

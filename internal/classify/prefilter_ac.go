@@ -1,5 +1,10 @@
 package classify
 
+import (
+	"sync"
+	"sync/atomic"
+)
+
 // acAuto is an Aho-Corasick automaton over ASCII-case-folded bytes,
 // compiled into a table of transitions, so that finding every occurrence
 // of hundreds of literals costs one table lookup per byte of the text.
@@ -7,6 +12,11 @@ package classify
 // Keys are folded to lower case when built and the text is folded as it is
 // read, so a hit says "this key occurs here, ignoring ASCII case"; callers
 // that need the exact case compare the text at the hit themselves.
+//
+// A state's row of the table is filled the first time the text reaches
+// the state: a log meets a fraction of a profile's 4,000 states, and
+// filling all of them (a megabyte of table) was most of what explain on a
+// one-line log spent after start-up.
 type acAuto struct {
 	// class maps a byte to its column in delta; bytes that occur in no key
 	// share column 0, and upper-case ASCII letters share their lower-case
@@ -15,8 +25,24 @@ type acAuto struct {
 	nclass int32
 	// delta[row+class] is the next state's row (state*nclass). A negative
 	// entry ^row means the next state ends at least one key, so the hot
-	// loop needs one load per byte and a sign test.
+	// loop needs one load per byte and a sign test; 0 means the row is not
+	// filled yet (state 0 is unused, the root is state 1). Entries are
+	// read and written atomically, as rows are filled while other
+	// goroutines scan.
 	delta []int32
+	// root is the root's row.
+	root int32
+	// The trie: each state's children as a list (first child, next
+	// sibling, the class of the edge into the state), its failure state,
+	// and whether a key ends in it or in a state on its failure chain.
+	first, next []int32
+	label       []uint8
+	// rootChild is the root's children by class, as the root has many.
+	rootChild [256]int32
+	fail      []int32
+	output    []bool
+	// mu serialises filling rows.
+	mu sync.Mutex
 	// outs[outStart[s]:outStart[s+1]] are the keys that end in state s,
 	// including those of its suffix states.
 	outStart []int32
@@ -41,8 +67,8 @@ func foldString(s string) string {
 	return string(b)
 }
 
-// newACAuto builds the automaton for keys, which must be folded already
-// and non-empty. Key i is reported as i.
+// newACAuto builds the automaton for keys, which must be folded already,
+// distinct and non-empty. Key i is reported as i.
 func newACAuto(keys []string) *acAuto {
 	a := &acAuto{keyLen: make([]int32, len(keys))}
 	// Columns: one per distinct byte of the keys, 0 for all others.
@@ -66,35 +92,33 @@ func newACAuto(keys []string) *acAuto {
 		a.class[b] = a.class[b+'a'-'A']
 	}
 
-	// The trie, as a goto table sized for the most states the keys can
-	// make; 0 is "no edge", as no edge leads back to the root (state 0).
-	// Each state's children are also kept as a list (first, next, label),
-	// and keys are distinct, so at most one ends in a state (own).
-	nc := int(a.nclass)
-	most := 1
+	// The trie. own[s] is the key that ends in s, or -1.
+	most := 2
 	for _, k := range keys {
 		most += len(k)
 	}
-	delta := make([]int32, most*nc)
-	own := make([]int32, 1, most)
-	own[0] = -1
-	first := make([]int32, 1, most)
-	next := make([]int32, 1, most)
-	label := make([]uint8, 1, most)
+	const root = 1
+	own := make([]int32, 2, most)
+	own[0], own[1] = -1, -1
+	a.first = make([]int32, 2, most)
+	a.next = make([]int32, 2, most)
+	a.label = make([]uint8, 2, most)
 	for id, k := range keys {
 		a.keyLen[id] = int32(len(k))
-		s := int32(0)
+		s := int32(root)
 		for i := 0; i < len(k); i++ {
 			c := a.class[k[i]]
-			e := int(s)*nc + int(c)
-			if delta[e] == 0 {
-				t := int32(len(own))
-				delta[e] = t
-				own, label = append(own, -1), append(label, c)
-				first, next = append(first, 0), append(next, first[s])
-				first[s] = t
+			t := a.child(s, c)
+			if t == 0 {
+				t = int32(len(own))
+				own, a.label = append(own, -1), append(a.label, c)
+				a.first, a.next = append(a.first, 0), append(a.next, a.first[s])
+				a.first[s] = t
+				if s == root {
+					a.rootChild[c] = t
+				}
 			}
-			s = delta[e]
+			s = t
 		}
 		if own[s] >= 0 {
 			panic("classify: duplicate automaton key " + k)
@@ -102,57 +126,41 @@ func newACAuto(keys []string) *acAuto {
 		own[s] = int32(id)
 	}
 	n := len(own)
-	delta = delta[:n*nc]
 
-	// Breadth-first: failure links, and the full transitions in place of
-	// the goto table: a state's row is its failure state's row (complete,
-	// as it is shallower) with its own edges written over it. dict[s] is
-	// the nearest state on s's failure chain where a key ends, or -1.
-	// Rows are written encoded (code), since dict says whether a state
-	// has output before any row leads to it.
-	fail := make([]int32, n)
+	// Breadth-first: failure links, and dict[s], the nearest state on s's
+	// failure chain where a key ends (or -1).
+	a.fail = make([]int32, n)
 	dict := make([]int32, n)
-	dict[0] = -1
-	code := func(t int32) int32 {
-		if own[t] >= 0 || dict[t] >= 0 {
-			return ^(t * int32(nc))
-		}
-		return t * int32(nc)
-	}
-	state := func(v int32) int32 {
-		if v < 0 {
-			v = ^v
-		}
-		return v / int32(nc)
-	}
+	dict[0], dict[root] = -1, -1
 	queue := make([]int32, 0, n)
-	for t := first[0]; t != 0; t = next[t] {
-		dict[t] = -1
-		delta[label[t]] = code(t)
+	for t := a.first[root]; t != 0; t = a.next[t] {
+		a.fail[t], dict[t] = root, -1
 		queue = append(queue, t)
 	}
 	for head := 0; head < len(queue); head++ {
 		s := queue[head]
-		f := fail[s]
-		row, frow := delta[int(s)*nc:int(s+1)*nc], delta[int(f)*nc:int(f+1)*nc]
-		copy(row, frow)
-		for t := first[s]; t != 0; t = next[t] {
-			c := label[t]
-			ft := state(frow[c])
-			fail[t] = ft
-			if own[ft] >= 0 {
-				dict[t] = ft
-			} else {
-				dict[t] = dict[ft]
+		for t := a.first[s]; t != 0; t = a.next[t] {
+			c := a.label[t]
+			f := a.fail[s]
+			for f != root && a.child(f, c) == 0 {
+				f = a.fail[f]
 			}
-			row[c] = code(t)
+			if g := a.child(f, c); g != 0 {
+				f = g
+			}
+			a.fail[t] = f
+			if own[f] >= 0 {
+				dict[t] = f
+			} else {
+				dict[t] = dict[f]
+			}
 			queue = append(queue, t)
 		}
 	}
-	a.delta = delta
 
 	// A state's outputs are the key ending in it, then those of its
 	// dictionary chain.
+	a.output = make([]bool, n)
 	a.outStart = make([]int32, n+1)
 	for s := range n {
 		for d := int32(s); d >= 0; d = dict[d] {
@@ -161,6 +169,68 @@ func newACAuto(keys []string) *acAuto {
 			}
 		}
 		a.outStart[s+1] = int32(len(a.outs))
+		a.output[s] = a.outStart[s+1] > a.outStart[s]
 	}
+	a.root = root * a.nclass
+	a.delta = make([]int32, n*int(a.nclass))
 	return a
+}
+
+// child is s's trie child along class c, or 0.
+func (a *acAuto) child(s int32, c uint8) int32 {
+	if s == a.root/a.nclass {
+		return a.rootChild[c]
+	}
+	for t := a.first[s]; t != 0; t = a.next[t] {
+		if a.label[t] == c {
+			return t
+		}
+	}
+	return 0
+}
+
+// step is delta[row+c], filling the row first when it is not filled yet.
+func (a *acAuto) step(row int32, c uint8) int32 {
+	if v := atomic.LoadInt32(&a.delta[row+int32(c)]); v != 0 {
+		return v
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.fill(row / a.nclass)
+	return atomic.LoadInt32(&a.delta[row+int32(c)])
+}
+
+// fill fills state s's row, and first those of its failure chain, whose
+// rows it copies: a state goes where its failure state goes, except along
+// its own edges. a.mu is held.
+func (a *acAuto) fill(s int32) {
+	nc := a.nclass
+	row := a.delta[s*nc : (s+1)*nc]
+	if atomic.LoadInt32(&row[0]) != 0 {
+		return // column 0 is never a key's byte, so it is set in every filled row
+	}
+	code := func(t int32) int32 {
+		if a.output[t] {
+			return ^(t * nc)
+		}
+		return t * nc
+	}
+	var frow []int32
+	if s != a.root/nc {
+		f := a.fail[s]
+		a.fill(f)
+		frow = a.delta[f*nc : (f+1)*nc]
+	}
+	// Column 0 last, as it marks the row filled.
+	for c := nc - 1; c >= 0; c-- {
+		v := int32(0)
+		if t := a.child(s, uint8(c)); t != 0 {
+			v = code(t)
+		} else if frow != nil {
+			v = atomic.LoadInt32(&frow[c])
+		} else {
+			v = a.root
+		}
+		atomic.StoreInt32(&row[c], v)
+	}
 }
