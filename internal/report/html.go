@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"html/template"
 	"strings"
+	"sync"
 )
 
 var (
@@ -28,7 +29,11 @@ func hash(s string) string {
 
 // page is the report's template. The style sheet is pasted into the
 // template's own text (it is ours, not data) so that the bytes the browser
-// hashes are exactly the bytes hashed for the policy.
-var page = template.Must(template.New("report").
-	Funcs(template.FuncMap{"csp": func() string { return csp }}).
-	Parse(strings.Replace(pageHTML, "/*CSS*/", styleCSS, 1)))
+// hashes are exactly the bytes hashed for the policy. It is parsed on
+// first use: every vigil command links this package, few write a report,
+// and parsing took a millisecond of each command's start.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").
+		Funcs(template.FuncMap{"csp": func() string { return csp }}).
+		Parse(strings.Replace(pageHTML, "/*CSS*/", styleCSS, 1)))
+})

@@ -106,7 +106,7 @@ type Options struct {
 // Write writes the report of in as one HTML document.
 func Write(w io.Writer, in Input, o Options) error {
 	var b bytes.Buffer
-	if err := page.Execute(&b, build(in, o)); err != nil {
+	if err := page().Execute(&b, build(in, o)); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	_, err := w.Write(b.Bytes())
