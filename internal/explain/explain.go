@@ -106,6 +106,12 @@ type Phase struct {
 	Timed   bool
 }
 
+// firstChunkSize is the first chunk's buffer, grown to chunkSize once the
+// input fills it. Most logs explain is given are small, and a megabyte
+// buffer for a one-line file was what pushed a short run into a garbage
+// collection. A variable, so that a test can compare it with one size.
+var firstChunkSize = 64 << 10
+
 const (
 	chunkSize = 1 << 20
 	// inFlight bounds the chunks read but not yet stitched.
@@ -238,12 +244,23 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 // text once its chunk is done (what is kept is cloned).
 func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 	sp := logline.NewCutter()
+	size := firstChunkSize
 	for {
 		c := <-free
 		if c.buf == nil {
-			c.buf = make([]byte, chunkSize)
+			c.buf = make([]byte, size)
 		}
 		n, err := io.ReadFull(r, c.buf)
+		if err == nil && len(c.buf) < chunkSize {
+			// The input outgrew the small first buffer: read on into a
+			// whole chunk, so that chunks end where they always do.
+			big := make([]byte, chunkSize)
+			copy(big, c.buf[:n])
+			var more int
+			more, err = io.ReadFull(r, big[n:])
+			n += more
+			c.buf, size = big, chunkSize
+		}
 		c.lines = c.lines[:0]
 		if n > 0 {
 			c.lines = sp.Split(unsafe.String(&c.buf[0], n), c.lines)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -537,5 +538,30 @@ func TestUnclockedLinesBeforeARestart(t *testing.T) {
 				t.Errorf("got runs %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSmallFirstBuffer: the small first buffer changes nothing, on a log
+// shorter than one chunk and on one of several chunks.
+func TestSmallFirstBuffer(t *testing.T) {
+	var one bytes.Buffer
+	for _, file := range scenarioFiles(t) {
+		_, log := render(t, file)
+		one.Write(log)
+	}
+	several := bytes.Repeat(one.Bytes(), 2*chunkSize/one.Len()+1)
+	defer func(n int) { firstChunkSize = n }(firstChunkSize)
+	for _, log := range [][]byte{one.Bytes(), several} {
+		firstChunkSize = chunkSize
+		want := readAll(t, bytes.NewReader(log), Options{})
+		if len(want) < 2 {
+			t.Fatalf("%d runs in %d bytes: the test needs several", len(want), len(log))
+		}
+		for _, first := range []int{64 << 10, 4096, 1} {
+			firstChunkSize = first
+			if got := readAll(t, bytes.NewReader(log), Options{}); !reflect.DeepEqual(got, want) {
+				t.Errorf("%d bytes, first buffer %d bytes: the runs differ from those read with whole chunks", len(log), first)
+			}
+		}
 	}
 }
