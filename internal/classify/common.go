@@ -1,8 +1,7 @@
 package classify
 
 import (
-	"regexp"
-
+	"vigil/internal/lazyre"
 	v "vigil/internal/verdict"
 )
 
@@ -232,7 +231,7 @@ const hostMemoryHint = "the host ran out of memory (RAM): free memory or add RAM
 // exceptionRe matches the final line of a Python traceback:
 // "RuntimeError: ...", "torch._dynamo.exc.BackendCompilerFailed: ...",
 // "KeyError: 'x'", "AssertionError".
-var exceptionRe = regexp.MustCompile(`^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Failed)(?::|$)`)
+var exceptionRe = lazyre.New(`^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Failed)(?::|$)`)
 
 // IsWaiting reports whether msg is one of the lines a server repeats while
 // it waits for something, which are no sign of progress.

@@ -2,8 +2,9 @@ package classify
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"vigil/internal/lazyre"
 )
 
 // KernelConfig is what a line says about a kernel's tuned configuration:
@@ -85,7 +86,7 @@ var kernelRules = []KernelRule{
 
 // kernelFieldRe reads one field of a config file name; block_shape holds a
 // comma of its own.
-var kernelFieldRe = regexp.MustCompile(`(?:^|,)(E|N|K|device_name|dtype|block_shape)=(\[[^\]]*\]|[^,]*)`)
+var kernelFieldRe = lazyre.New(`(?:^|,)(E|N|K|device_name|dtype|block_shape)=(\[[^\]]*\]|[^,]*)`)
 
 // kernelConfig reads what a matched kernel rule's line says.
 func (r *KernelRule) kernelConfig(msg string) *KernelConfig {
@@ -109,7 +110,7 @@ func (r *KernelRule) kernelConfig(msg string) *KernelConfig {
 		}
 	}
 	var shape []string
-	for _, f := range kernelFieldRe.FindAllStringSubmatch(name, -1) {
+	for _, f := range kernelFieldRe.Get().FindAllStringSubmatch(name, -1) {
 		switch f[1] {
 		case "E", "N", "K":
 			shape = append(shape, f[1]+"="+f[2])

@@ -3,9 +3,11 @@ package classify
 import (
 	"regexp"
 	"sync"
+
+	"vigil/internal/lazyre"
 )
 
-// lazyRegexp is a rule's regular expression, compiled with its literal guard
+// lazyRegexp is a rule's regular expression, compiled (lazyre) and its guard read
 // on first use. A process meets few of the catalogue's rules (a rule's
 // expression only runs on a line holding its literal), and compiling all
 // of them when the package loaded was most of what `vigil explain` on a
@@ -13,8 +15,8 @@ import (
 // each one, so a broken expression fails the tests rather than a run.
 type lazyRegexp struct {
 	src  string
-	once sync.Once
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
+	once sync.Once // reads g
 	g    guard
 }
 
@@ -22,30 +24,24 @@ type lazyRegexp struct {
 var allLazyRegexps []*lazyRegexp
 
 func newLazyRegexp(src string) *lazyRegexp {
-	p := &lazyRegexp{src: src}
+	p := &lazyRegexp{src: src, re: lazyre.New(src)}
 	allLazyRegexps = append(allLazyRegexps, p)
 	return p
 }
 
 func (p *lazyRegexp) compile() {
-	p.once.Do(func() {
-		p.re = regexp.MustCompile(p.src)
-		p.g = guardOf(p.src)
-	})
+	p.once.Do(func() { p.g = guardOf(p.src) })
 }
 
 // String is the expression as written.
 func (p *lazyRegexp) String() string { return p.src }
 
 // Regexp is the compiled expression.
-func (p *lazyRegexp) Regexp() *regexp.Regexp {
-	p.compile()
-	return p.re
-}
+func (p *lazyRegexp) Regexp() *regexp.Regexp { return p.re.Get() }
 
 // matches reports whether the expression matches msg, testing its guard
 // first; lower returns msg with ASCII letters lowered.
 func (p *lazyRegexp) matches(msg string, lower func() string) bool {
 	p.compile()
-	return p.g.allows(msg, lower) && p.re.MatchString(msg)
+	return p.g.allows(msg, lower) && p.re.Get().MatchString(msg)
 }

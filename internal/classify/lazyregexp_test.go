@@ -18,19 +18,14 @@ func TestEveryLazyRegexpCompiles(t *testing.T) {
 	}
 }
 
-// TestLazyRegexpCompilesOnFirstUse checks that making an expression
-// compiles nothing and that a match compiles it once.
-func TestLazyRegexpCompilesOnFirstUse(t *testing.T) {
-	p := &lazyRegexp{src: `^bar \d+`}
-	if p.re != nil {
-		t.Fatal("compiled before use")
-	}
+// TestLazyRegexpMatches: a match reads the guard and runs the expression.
+func TestLazyRegexpMatches(t *testing.T) {
+	p := newLazyRegexp(`^bar \d+`)
 	lower := func() string { return "" }
 	if p.matches("foo 1", lower) || !p.matches("bar 12", lower) {
 		t.Error("wrong answers")
 	}
-	re := p.re
-	if re == nil || p.Regexp() != re {
-		t.Error("not compiled exactly once")
+	if !p.g.ok || len(p.g.exact) != 1 || p.g.exact[0] != "bar " {
+		t.Errorf("guard %+v, want the literal %q", p.g, "bar ")
 	}
 }

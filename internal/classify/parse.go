@@ -1,7 +1,7 @@
 package classify
 
 import (
-	"regexp"
+	"vigil/internal/lazyre"
 )
 
 // Parsed is one line of server output with the decorations that servers add
@@ -31,22 +31,22 @@ func (p *Parsed) Warning() bool {
 
 var (
 	// TensorRT-LLM: "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [I] ".
-	trtHeaderRe = regexp.MustCompile(`^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM\] (?:\[(MPI_Rank \d+)\] )?\[([FEWIV])\] ?`)
+	trtHeaderRe = lazyre.New(`^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM\] (?:\[(MPI_Rank \d+)\] )?\[([FEWIV])\] ?`)
 	// TensorRT-LLM's C++ runtime: "[TensorRT-LLM][INFO] ".
-	trtCppRe = regexp.MustCompile(`^\[TensorRT-LLM\]\[(ERROR|WARNING|INFO|VERBOSE|DEBUG)\] ?`)
+	trtCppRe = lazyre.New(`^\[TensorRT-LLM\]\[(ERROR|WARNING|INFO|VERBOSE|DEBUG)\] ?`)
 	// TGI (tracing, compact): "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: ".
-	tgiHeaderRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s+((?:(?:shard-manager|download|webserver|warmup|\w*text_generation\w*(?:::\w+)*): )*)(?:[\w/.-]+\.rs:\d+: )?`)
+	tgiHeaderRe = lazyre.New(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s+((?:(?:shard-manager|download|webserver|warmup|\w*text_generation\w*(?:::\w+)*): )*)(?:[\w/.-]+\.rs:\d+: )?`)
 	// llama.cpp's log prefix (common/log.cpp, build 10587 3f545bec; the
 	// default since mid-2025, before that with --log-prefix): the time since
 	// the process started "M.SS.mmm.uuu" (optional), a level letter, and on
 	// the server's own lines a subsystem tag padded to five columns
 	// ("srv  ", "slot ", "cmn  ", "que  ", "res  ", "spec "), which is
 	// dropped so that rules see "llama_server: model loaded".
-	llamaPrefixRe = regexp.MustCompile(`^(?:(\d+\.\d\d\.\d\d\d\.\d\d\d) )?([IWED]) (?:(?:srv|slot|que|res|cmn|spec) +)?`)
+	llamaPrefixRe = lazyre.New(`^(?:(\d+\.\d\d\.\d\d\d\.\d\d\d) )?([IWED]) (?:(?:srv|slot|que|res|cmn|spec) +)?`)
 	// glog-style C++ lines from torch/NCCL: "[rank0]:[W1218 20:27:21.4 ProcessGroupNCCL.cpp:629] ".
-	glogRe = regexp.MustCompile(`^(?:\[rank(\d+)\]:)?\[([IWEF])\d{4} [\d:.]+ [^\]]*\] ?`)
+	glogRe = lazyre.New(`^(?:\[rank(\d+)\]:)?\[([IWEF])\d{4} [\d:.]+ [^\]]*\] ?`)
 	// Python's warnings module: "/path/x.py:12: UserWarning: ...".
-	pyWarningRe = regexp.MustCompile(`^\S+:\d+: \w*Warning: `)
+	pyWarningRe = lazyre.New(`^\S+:\d+: \w*Warning: `)
 )
 
 var levelNames = map[string]string{
@@ -59,7 +59,7 @@ var levelNames = map[string]string{
 
 // cutLlama takes llama.cpp's prefix off msg, setting p's level and stamp.
 func cutLlama(p *Parsed, msg string) string {
-	m := llamaPrefixRe.FindStringSubmatch(msg)
+	m := llamaPrefixRe.Get().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}

@@ -59,7 +59,7 @@ func Parse(line string) Parsed {
 			msg = msg[len(m[0]):]
 		}
 	case len(msg) > 20 && msg[4] == '-' && msg[10] == 'T':
-		if m := tgiHeaderRe.FindStringSubmatch(msg); m != nil {
+		if m := tgiHeaderRe.Get().FindStringSubmatch(msg); m != nil {
 			p.Stamp, p.StampKind = m[1], "iso"
 			p.Level = levelNames[m[2]]
 			msg = msg[len(m[0]):]
@@ -71,7 +71,7 @@ func Parse(line string) Parsed {
 		}
 	}
 	if strings.HasPrefix(msg, "[") {
-		if m := trtHeaderRe.FindStringSubmatch(msg); m != nil {
+		if m := trtHeaderRe.Get().FindStringSubmatch(msg); m != nil {
 			if m[1] != "" {
 				p.Stamp, p.StampKind = m[1], "trtllm"
 			}
@@ -80,10 +80,10 @@ func Parse(line string) Parsed {
 			}
 			p.Level = levelNames[m[3]]
 			msg = msg[len(m[0]):]
-		} else if m := trtCppRe.FindStringSubmatch(msg); m != nil {
+		} else if m := trtCppRe.Get().FindStringSubmatch(msg); m != nil {
 			p.Level = levelNames[m[1]]
 			msg = msg[len(m[0]):]
-		} else if m := glogRe.FindStringSubmatch(msg); m != nil {
+		} else if m := glogRe.Get().FindStringSubmatch(msg); m != nil {
 			if m[1] != "" && p.Source == "" {
 				p.Source = "rank" + m[1]
 			}
@@ -97,7 +97,7 @@ func Parse(line string) Parsed {
 	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && isDigit(msg[0]) {
 		msg = cutLlama(&p, msg)
 	}
-	if p.Level == "" && pyWarningRe.MatchString(msg) {
+	if p.Level == "" && pyWarningRe.Get().MatchString(msg) {
 		p.Level = "warning"
 	}
 	p.Msg = msg

@@ -326,7 +326,7 @@ func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
 		return c
 	}
 	// exceptionRe needs one of its words and a name at the start.
-	if hits.has(pf.exceptionBit) && msg != "" && isNameStart(msg[0]) && exceptionRe.MatchString(msg) {
+	if hits.has(pf.exceptionBit) && msg != "" && isNameStart(msg[0]) && exceptionRe.Get().MatchString(msg) {
 		c.Exception = true
 	}
 	return c

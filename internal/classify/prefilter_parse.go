@@ -62,7 +62,7 @@ func ParseFast(line string) Parsed {
 	if strings.HasPrefix(msg, "[") {
 		var m []string
 		if mayTRT(msg) {
-			m = trtHeaderRe.FindStringSubmatch(msg)
+			m = trtHeaderRe.Get().FindStringSubmatch(msg)
 		}
 		if m != nil {
 			if m[1] != "" {
@@ -73,10 +73,10 @@ func ParseFast(line string) Parsed {
 			}
 			p.Level = levelNames[m[3]]
 			msg = msg[len(m[0]):]
-		} else if m := mayMatch(strings.HasPrefix(msg, "[TensorRT-LLM]["), trtCppRe.FindStringSubmatch, msg); m != nil {
+		} else if m := mayMatch(strings.HasPrefix(msg, "[TensorRT-LLM]["), trtCppRe.Get().FindStringSubmatch, msg); m != nil {
 			p.Level = levelNames[m[1]]
 			msg = msg[len(m[0]):]
-		} else if m := mayMatch(mayGlog(msg), glogRe.FindStringSubmatch, msg); m != nil {
+		} else if m := mayMatch(mayGlog(msg), glogRe.Get().FindStringSubmatch, msg); m != nil {
 			if m[1] != "" && p.Source == "" {
 				p.Source = "rank" + m[1]
 			}
@@ -93,7 +93,7 @@ func ParseFast(line string) Parsed {
 			msg = cutLlama(&p, msg)
 		}
 	}
-	if p.Level == "" && strings.Contains(msg, "Warning: ") && pyWarningRe.MatchString(msg) {
+	if p.Level == "" && strings.Contains(msg, "Warning: ") && pyWarningRe.Get().MatchString(msg) {
 		p.Level = "warning"
 	}
 	p.Msg = msg

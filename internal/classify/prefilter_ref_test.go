@@ -87,7 +87,7 @@ notable:
 			}
 		}
 	}
-	if exceptionRe.MatchString(msg) {
+	if exceptionRe.Get().MatchString(msg) {
 		c.Exception = true
 	}
 	return c

@@ -7,10 +7,10 @@ package life
 
 import (
 	"fmt"
-	"regexp"
 	"time"
 
 	"vigil/internal/classify"
+	"vigil/internal/lazyre"
 	"vigil/internal/litset"
 	"vigil/internal/observe"
 	v "vigil/internal/verdict"
@@ -66,7 +66,7 @@ type End struct {
 // startup catalogue either does not know or knows without a cause.
 type Rule struct {
 	ID string
-	re *regexp.Regexp
+	re *lazyre.Regexp
 	// lits: a line the expression matches holds one of these, so a line
 	// with none is passed over without running it (explain reads every
 	// ready run's last lines through these rules).
@@ -79,13 +79,13 @@ type Rule struct {
 var Rules = []Rule{
 	// sglang managers/scheduler.py: the watchdog thread, then it kills
 	// its process tree.
-	{ID: "sglang.watchdog", re: regexp.MustCompile(`[Ww]atchdog timeout \(`), lits: []string{"atchdog timeout ("}, Title: "SGLang's scheduler watchdog found the scheduler stuck"},
+	{ID: "sglang.watchdog", re: lazyre.New(`[Ww]atchdog timeout \(`), lits: []string{"atchdog timeout ("}, Title: "SGLang's scheduler watchdog found the scheduler stuck"},
 	// vllm v1/engine/exceptions.py and the v0 async engine.
-	{ID: "vllm.engine_dead", re: regexp.MustCompile(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError`), lits: []string{"EngineDeadError", "Engine loop has died", "EngineCore encountered a fatal error"}, Title: "vLLM's engine died"},
+	{ID: "vllm.engine_dead", re: lazyre.New(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError`), lits: []string{"EngineDeadError", "Engine loop has died", "EngineCore encountered a fatal error"}, Title: "vLLM's engine died"},
 	// TGI launcher/src/main.rs.
-	{ID: "tgi.shard_dead", re: regexp.MustCompile(`Shard \d+ crashed|Shard process was signaled|Shard \d+ terminated`), lits: []string{"Shard "}, Title: "a TGI shard died"},
+	{ID: "tgi.shard_dead", re: lazyre.New(`Shard \d+ crashed|Shard process was signaled|Shard \d+ terminated`), lits: []string{"Shard "}, Title: "a TGI shard died"},
 	// NCCL's watchdog in torch's ProcessGroupNCCL.
-	{ID: "nccl.watchdog", re: regexp.MustCompile(`Watchdog caught collective operation timeout`), lits: []string{"Watchdog caught collective operation timeout"}, Cause: v.NCCL, Title: "an NCCL collective timed out"},
+	{ID: "nccl.watchdog", re: lazyre.New(`Watchdog caught collective operation timeout`), lits: []string{"Watchdog caught collective operation timeout"}, Cause: v.NCCL, Title: "an NCCL collective timed out"},
 }
 
 // ruleLits holds every rule's literals; ruleMasks[i] has the bits of
@@ -150,7 +150,7 @@ func (lj *Judge) Line(text string, now time.Time) string {
 	found := ruleLits.Scan(text)
 	for i := range Rules {
 		r := &Rules[i]
-		if found&ruleMasks[i] == 0 || !r.re.MatchString(text) {
+		if found&ruleMasks[i] == 0 || !r.re.Get().MatchString(text) {
 			continue
 		}
 		lj.keepAt(text, now)

@@ -162,7 +162,7 @@ func TestRuleLiterals(t *testing.T) {
 			t.Errorf("%s: no literals", r.ID)
 		}
 		for _, l := range lines {
-			if r.re.MatchString(l) && ruleLits.Scan(l)&ruleMasks[i] == 0 {
+			if r.re.Get().MatchString(l) && ruleLits.Scan(l)&ruleMasks[i] == 0 {
 				t.Errorf("%s matches %q, but its literals do not pass it", r.ID, l)
 			}
 		}

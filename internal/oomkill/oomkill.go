@@ -19,10 +19,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"vigil/internal/lazyre"
 )
 
 // Record is one OOM kill.
@@ -53,16 +54,16 @@ type Record struct {
 const CommLen = 15
 
 var (
-	killedRE  = regexp.MustCompile(`Killed process (\d+) \((.*?)\)(?: total-vm|,|$| )`)
-	fieldRE   = regexp.MustCompile(`(total-vm|anon-rss|file-rss|shmem-rss|UID|oom_score_adj):(-?\d+)`)
-	stampRE   = regexp.MustCompile(`^\[\s*(\d+)\.(\d+)\]`)
-	invokedRE = regexp.MustCompile(`invoked oom-killer:`)
+	killedRE  = lazyre.New(`Killed process (\d+) \((.*?)\)(?: total-vm|,|$| )`)
+	fieldRE   = lazyre.New(`(total-vm|anon-rss|file-rss|shmem-rss|UID|oom_score_adj):(-?\d+)`)
+	stampRE   = lazyre.New(`^\[\s*(\d+)\.(\d+)\]`)
+	invokedRE = lazyre.New(`invoked oom-killer:`)
 )
 
 // Parse reads one "Killed process" line, with or without the dmesg or
 // journalctl prefix. ok is false for any other line.
 func Parse(line string) (Record, bool) {
-	m := killedRE.FindStringSubmatch(line)
+	m := killedRE.Get().FindStringSubmatch(line)
 	if m == nil {
 		return Record{}, false
 	}
@@ -72,7 +73,7 @@ func Parse(line string) (Record, bool) {
 	}
 	r := Record{PID: pid, Comm: m[2], Uptime: uptime(line), Line: line,
 		Cgroup: strings.Contains(line, "Memory cgroup out of memory")}
-	for _, f := range fieldRE.FindAllStringSubmatch(line, -1) {
+	for _, f := range fieldRE.Get().FindAllStringSubmatch(line, -1) {
 		n, _ := strconv.ParseInt(f[2], 10, 64)
 		switch f[1] {
 		case "total-vm":
@@ -125,7 +126,7 @@ func parseSummary(line string) (pid int, s summary) {
 // uptime reads the "[12345.678901]" timestamp at the start of a dmesg or
 // journalctl -o short-monotonic line; -1 when there is none.
 func uptime(line string) time.Duration {
-	m := stampRE.FindStringSubmatch(strings.TrimSpace(line))
+	m := stampRE.Get().FindStringSubmatch(strings.TrimSpace(line))
 	if m == nil {
 		return -1
 	}
@@ -184,7 +185,7 @@ func Scan(log []byte, p Proc) (Record, bool) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")
-		if invokedRE.MatchString(line) {
+		if invokedRE.Get().MatchString(line) {
 			invoked = line
 			continue
 		}

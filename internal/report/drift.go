@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"vigil/internal/history"
+	"vigil/internal/lazyre"
 	"vigil/internal/srvconfig"
 )
 
@@ -83,11 +83,11 @@ func driftOf(prev, cur history.Startup, loc *time.Location) driftView {
 // secretKey matches configuration keys whose values are credentials: an
 // API key, a token, a password or secret. Servers print them with their
 // arguments; a report is made to be passed around.
-var secretKey = regexp.MustCompile(`(?i)(^|[_.-])(api[_-]?key|apikey|token|hf[_-]?token|access[_-]?token|secret|secret[_-]?key|password|passwd|credentials?|authorization)($|[_.-])`)
+var secretKey = lazyre.New(`(?i)(^|[_.-])(api[_-]?key|apikey|token|hf[_-]?token|access[_-]?token|secret|secret[_-]?key|password|passwd|credentials?|authorization)($|[_.-])`)
 
 // secretValue matches values that are credentials whatever their key: an
 // OpenAI-style or Hugging Face token.
-var secretValue = regexp.MustCompile(`^['"]?(sk-|hf_)[A-Za-z0-9_-]{8,}`)
+var secretValue = lazyre.New(`^['"]?(sk-|hf_)[A-Za-z0-9_-]{8,}`)
 
 // hidden is what a report shows instead of a credential.
 const hidden = "(hidden)"
@@ -99,14 +99,14 @@ func hideSecret(key, v string) string {
 	case "", "none", "null", "nil":
 		return v
 	}
-	if secretKey.MatchString(key) || secretValue.MatchString(strings.TrimSpace(v)) {
+	if secretKey.Get().MatchString(key) || secretValue.Get().MatchString(strings.TrimSpace(v)) {
 		return hidden
 	}
 	return v
 }
 
 // tokenInText finds credentials inside free text (a summary, a warning).
-var tokenInText = regexp.MustCompile(`\b(sk-|hf_)[A-Za-z0-9_-]{16,}`)
+var tokenInText = lazyre.New(`\b(sk-|hf_)[A-Za-z0-9_-]{16,}`)
 
 // scrub hides the credentials in a text.
-func scrub(s string) string { return tokenInText.ReplaceAllString(s, hidden) }
+func scrub(s string) string { return tokenInText.Get().ReplaceAllString(s, hidden) }

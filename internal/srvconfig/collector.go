@@ -1,9 +1,10 @@
 package srvconfig
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"vigil/internal/lazyre"
 )
 
 // Collector gathers a startup's configuration from its log messages, one at
@@ -118,7 +119,7 @@ func opensBlock(msg string) bool {
 	return !scanList(rest, '}', ':').closed && strings.TrimSpace(rest) == ""
 }
 
-var rustFieldRE = regexp.MustCompile(`^\s*[a-z_][a-z0-9_]*: `)
+var rustFieldRE = lazyre.New(`^\s*[a-z_][a-z0-9_]*: `)
 
 // isContinuation reports a line that belongs to a pretty-printed block:
 // indented, a lone closer, or a "field: value" line in case the caller
@@ -134,7 +135,7 @@ func isContinuation(line string) bool {
 	case "}", ")", "]":
 		return true
 	}
-	return rustFieldRE.MatchString(line)
+	return rustFieldRE.Get().MatchString(line)
 }
 
 // depthTracker follows brackets and quotes across the lines of a block, so

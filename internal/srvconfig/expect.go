@@ -235,7 +235,7 @@ func matchOne(e, a string) bool {
 // enum repr (<CUDAGraphMode.FULL: 2> reads as full).
 func normValue(v string) string {
 	v = cleanValue(unwrapSome(cleanValue(v)))
-	if m := enumReprRE.FindStringSubmatch(v); m != nil {
+	if m := enumReprRE.Get().FindStringSubmatch(v); m != nil {
 		v = m[2]
 	}
 	return strings.ToLower(v)

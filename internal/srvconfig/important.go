@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"vigil/internal/lazyre"
 )
 
 // Canonical names of the operationally important settings, in the order
@@ -471,13 +472,13 @@ func boolWord(v string) string {
 	return v
 }
 
-var enumReprRE = regexp.MustCompile(`^<([A-Za-z_][\w]*\.)?([A-Za-z_]\w*): .*>$`)
+var enumReprRE = lazyre.New(`^<([A-Za-z_][\w]*\.)?([A-Za-z_]\w*): .*>$`)
 
 // shortValue makes a value fit a one-line summary: Python enum reprs
 // (<CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>) become their member name, and
 // long lists show their ends and length ([1, 2, ... 512] (51)).
 func shortValue(v string) string {
-	if m := enumReprRE.FindStringSubmatch(v); m != nil {
+	if m := enumReprRE.Get().FindStringSubmatch(v); m != nil {
 		return m[2]
 	}
 	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") && len(v) > 40 {

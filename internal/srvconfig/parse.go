@@ -1,10 +1,10 @@
 package srvconfig
 
 import (
-	"regexp"
 	"strings"
 
 	"vigil/internal/ansi"
+	"vigil/internal/lazyre"
 	"vigil/internal/litset"
 )
 
@@ -147,7 +147,7 @@ func flatten(items []KV) []KV {
 	return out
 }
 
-var reprHeadRE = regexp.MustCompile(`^[A-Za-z_][\w.]*(\(| \{)`)
+var reprHeadRE = lazyre.New(`^[A-Za-z_][\w.]*(\(| \{)`)
 
 // container recognises a value that holds named fields and returns the text
 // after its opening bracket.
@@ -156,7 +156,7 @@ func container(v string) (inner string, close, sep byte, ok bool) {
 	case strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}"):
 		return v[1:], '}', ':', true
 	case strings.HasSuffix(v, ")") || strings.HasSuffix(v, "}"):
-		m := reprHeadRE.FindStringSubmatchIndex(v)
+		m := reprHeadRE.Get().FindStringSubmatchIndex(v)
 		if m == nil {
 			return "", 0, 0, false
 		}
@@ -225,12 +225,12 @@ func parseSGLangWeightsEnd(msg string) ([]KV, bool) {
 	return out, true
 }
 
-var sglangDefaultAttnRE = regexp.MustCompile(`Attention backend not set\. Use (\S+) backend by default`)
+var sglangDefaultAttnRE = lazyre.New(`Attention backend not set\. Use (\S+) backend by default`)
 
 // parseSGLangDefaultAttention reads the backend SGLang picked when
 // ServerArgs said attention_backend=None (older versions).
 func parseSGLangDefaultAttention(msg string) ([]KV, bool) {
-	m := sglangDefaultAttnRE.FindStringSubmatch(msg)
+	m := sglangDefaultAttnRE.Get().FindStringSubmatch(msg)
 	if m == nil {
 		return nil, false
 	}
@@ -239,10 +239,10 @@ func parseSGLangDefaultAttention(msg string) ([]KV, bool) {
 
 // --- vLLM ---
 
-var vllmEngineRE = regexp.MustCompile(`Initializing an? (?:V\d )?LLM engine \(v([^)\s]*)\) with config: `)
+var vllmEngineRE = lazyre.New(`Initializing an? (?:V\d )?LLM engine \(v([^)\s]*)\) with config: `)
 
 func parseVLLMEngine(msg string) ([]KV, bool) {
-	m := vllmEngineRE.FindStringSubmatchIndex(msg)
+	m := vllmEngineRE.Get().FindStringSubmatchIndex(msg)
 	if m == nil {
 		return nil, false
 	}
@@ -270,11 +270,11 @@ func parseVLLMNamespace(msg string) ([]KV, bool) {
 }
 
 var (
-	vllmServerVersionRE = regexp.MustCompile(`vLLM (?:API )?server version (\S+?)(?:, serving model (\S+))?\s*$`)
+	vllmServerVersionRE = lazyre.New(`vLLM (?:API )?server version (\S+?)(?:, serving model (\S+))?\s*$`)
 )
 
 func parseVLLMVersion(msg string) ([]KV, bool) {
-	m := vllmServerVersionRE.FindStringSubmatch(msg)
+	m := vllmServerVersionRE.Get().FindStringSubmatch(msg)
 	if m == nil {
 		return nil, false
 	}
@@ -287,22 +287,22 @@ func parseVLLMVersion(msg string) ([]KV, bool) {
 
 var (
 	// "Using FLASH_ATTN attention backend out of potential backends: [...]"
-	vllmAttnRE = regexp.MustCompile(`\bUsing (\S+) attention backend\b`)
+	vllmAttnRE = lazyre.New(`\bUsing (\S+) attention backend\b`)
 	// "Using Flash Attention backend on V1 engine." (2025)
-	vllmAttnV1RE = regexp.MustCompile(`\bUsing ([\w ]+?) backend on V\d engine`)
+	vllmAttnV1RE = lazyre.New(`\bUsing ([\w ]+?) backend on V\d engine`)
 	// "Using FLASHINFER backend." (older platforms/cuda.py)
-	vllmAttnOldRE = regexp.MustCompile(`\bUsing ([A-Z][A-Z0-9_]+) backend\.?\s*$`)
+	vllmAttnOldRE = lazyre.New(`\bUsing ([A-Z][A-Z0-9_]+) backend\.?\s*$`)
 	// "Using TRITON Fp8 MoE backend out of potential backends: [...]"
-	vllmMoERE = regexp.MustCompile(`\bUsing (\S+) (?:\S+ )?MoE backend\b`)
+	vllmMoERE = lazyre.New(`\bUsing (\S+) (?:\S+ )?MoE backend\b`)
 )
 
 func parseVLLMBackends(msg string) ([]KV, bool) {
-	for _, re := range []*regexp.Regexp{vllmAttnRE, vllmAttnV1RE, vllmAttnOldRE} {
-		if m := re.FindStringSubmatch(msg); m != nil {
+	for _, re := range []*lazyre.Regexp{vllmAttnRE, vllmAttnV1RE, vllmAttnOldRE} {
+		if m := re.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{"selected.attention_backend", m[1]}}, true
 		}
 	}
-	if m := vllmMoERE.FindStringSubmatch(msg); m != nil {
+	if m := vllmMoERE.Get().FindStringSubmatch(msg); m != nil {
 		return []KV{{"selected.moe_backend", m[1]}}, true
 	}
 	return nil, false
@@ -311,8 +311,8 @@ func parseVLLMBackends(msg string) ([]KV, bool) {
 var (
 	// The startup logo's text column: "...  version 0.21.1" and
 	// "...  model   Qwen/Qwen3-8B", after the glyphs.
-	vllmBannerVersionRE = regexp.MustCompile(`^[^A-Za-z0-9]*\s+version\s+(v?\d[\w.+-]*)\s*$`)
-	vllmBannerModelRE   = regexp.MustCompile(`^[^A-Za-z0-9]*\s+model\s+(\S+)\s*$`)
+	vllmBannerVersionRE = lazyre.New(`^[^A-Za-z0-9]*\s+version\s+(v?\d[\w.+-]*)\s*$`)
+	vllmBannerModelRE   = lazyre.New(`^[^A-Za-z0-9]*\s+model\s+(\S+)\s*$`)
 )
 
 func parseVLLMBanner(msg string) ([]KV, bool) {
@@ -320,19 +320,19 @@ func parseVLLMBanner(msg string) ([]KV, bool) {
 		return nil, false // banner lines are short
 	}
 	msg = stripVLLMPrefix(msg)
-	if m := vllmBannerVersionRE.FindStringSubmatch(" " + msg); m != nil {
+	if m := vllmBannerVersionRE.Get().FindStringSubmatch(" " + msg); m != nil {
 		return []KV{{"version", m[1]}}, true
 	}
-	if m := vllmBannerModelRE.FindStringSubmatch(" " + msg); m != nil {
+	if m := vllmBannerModelRE.Get().FindStringSubmatch(" " + msg); m != nil {
 		return []KV{{"model", m[1]}}, true
 	}
 	return nil, false
 }
 
-var vllmPrefixRE = regexp.MustCompile(`^(?:\([^()]*pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[^\]:]+:\d+\] )?`)
+var vllmPrefixRE = lazyre.New(`^(?:\([^()]*pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[^\]:]+:\d+\] )?`)
 
 func stripVLLMPrefix(msg string) string {
-	return msg[len(vllmPrefixRE.FindString(msg)):]
+	return msg[len(vllmPrefixRE.Get().FindString(msg)):]
 }
 
 // --- TGI ---
@@ -350,9 +350,9 @@ func parseTGIArgs(msg string) ([]KV, bool) {
 }
 
 var (
-	prettyBreakRE = regexp.MustCompile(`\s*\n\s*`)
-	prettyOpenRE  = regexp.MustCompile(`([\[({]) `)
-	prettyCloseRE = regexp.MustCompile(`,? ([\])}])`)
+	prettyBreakRE = lazyre.New(`\s*\n\s*`)
+	prettyOpenRE  = lazyre.New(`([\[({]) `)
+	prettyCloseRE = lazyre.New(`,? ([\])}])`)
 )
 
 // compactPretty folds a value Rust pretty-printed over several lines back
@@ -361,9 +361,9 @@ func compactPretty(v string) string {
 	if !strings.Contains(v, "\n") {
 		return v
 	}
-	v = prettyBreakRE.ReplaceAllString(v, " ")
-	v = prettyOpenRE.ReplaceAllString(v, "$1")
-	return prettyCloseRE.ReplaceAllString(v, "$1")
+	v = prettyBreakRE.Get().ReplaceAllString(v, " ")
+	v = prettyOpenRE.Get().ReplaceAllString(v, "$1")
+	return prettyCloseRE.Get().ReplaceAllString(v, "$1")
 }
 
 // unwrapSome turns Rust's Some("x") or pretty-printed Some(\n 2,\n ) into
@@ -380,22 +380,22 @@ func unwrapSome(v string) string {
 // --- TensorRT-LLM ---
 
 var (
-	trtVersionRE  = regexp.MustCompile(`TensorRT-LLM version: (\S+)`)
-	trtGptModelRE = regexp.MustCompile(`TRTGptModel (\w+): (\S+)\s*$`)
-	trtReprRE     = regexp.MustCompile(`\b([A-Z]\w*(?:Args|Config))\(`)
-	trtPrefixRE   = regexp.MustCompile(`\[TRT-LLM\](?: \[(?:MPI_Rank|RANK) \d+\])? \[[FEWIV]\] `)
+	trtVersionRE  = lazyre.New(`TensorRT-LLM version: (\S+)`)
+	trtGptModelRE = lazyre.New(`TRTGptModel (\w+): (\S+)\s*$`)
+	trtReprRE     = lazyre.New(`\b([A-Z]\w*(?:Args|Config))\(`)
+	trtPrefixRE   = lazyre.New(`\[TRT-LLM\](?: \[(?:MPI_Rank|RANK) \d+\])? \[[FEWIV]\] `)
 )
 
 func parseTRTLLM(msg string) ([]KV, bool) {
-	if m := trtVersionRE.FindStringSubmatch(msg); m != nil {
+	if m := trtVersionRE.Get().FindStringSubmatch(msg); m != nil {
 		return []KV{{"version", m[1]}}, true
 	}
-	if m := trtGptModelRE.FindStringSubmatch(msg); m != nil && strings.Contains(msg, "[TensorRT-LLM]") {
+	if m := trtGptModelRE.Get().FindStringSubmatch(msg); m != nil && strings.Contains(msg, "[TensorRT-LLM]") {
 		return []KV{{m[1], m[2]}}, true
 	}
-	if loc := trtPrefixRE.FindStringIndex(msg); loc != nil {
+	if loc := trtPrefixRE.Get().FindStringIndex(msg); loc != nil {
 		body := msg[loc[1]:]
-		if m := trtReprRE.FindStringSubmatchIndex(body); m != nil && m[0] == 0 {
+		if m := trtReprRE.Get().FindStringSubmatchIndex(body); m != nil && m[0] == 0 {
 			items, _ := list(body[m[1]:], ')', '=')
 			return items, len(items) > 0
 		}
@@ -407,7 +407,7 @@ func parseTRTLLM(msg string) ([]KV, bool) {
 // parseTRTLLMGeneric reads a bare "k=v, k=v" line from a server known to be
 // TensorRT-LLM whose prefix was already stripped.
 func parseTRTLLMGeneric(msg string) ([]KV, bool) {
-	if m := trtReprRE.FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
+	if m := trtReprRE.Get().FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
 		items, _ := list(msg[m[1]:], ')', '=')
 		return items, len(items) > 0
 	}
@@ -431,15 +431,15 @@ func genericPairs(body string) ([]KV, bool) {
 // --- llama.cpp ---
 
 var (
-	llamaInfoRE    = regexp.MustCompile(`\bprint_info: ([A-Za-z_][\w.]*(?: [\w.]+)*?)\s*=\s*(.*?)\s*$`)
-	llamaTokenKey  = regexp.MustCompile(`(?i)(^| )token$`)
-	llamaCtxRE     = regexp.MustCompile(`\bllama_context: ([a-z_][\w]*)\s*=\s*(\S.*?)\s*$`)
-	llamaKVRE      = regexp.MustCompile(`\bllama_model_loader: - kv\s+\d+:\s+(general\.\S+)\s+\S+\s+=\s+(.*?)\s*$`)
-	llamaBuildRE   = regexp.MustCompile(`(?:^|\s)build: (\d+) \((\w+)\)`)
-	llamaModelRE   = regexp.MustCompile(`load_model: loading model '(.*)'`)
-	llamaOffloadRE = regexp.MustCompile(`load_tensors: offloaded (\d+/\d+) layers to GPU`)
-	llamaKVCacheRE = regexp.MustCompile(`llama_kv_cache(?:_unified)?: .*\bK \((\w+)\):.*\bV \((\w+)\)`)
-	llamaSlotsRE   = regexp.MustCompile(`initializing slots, n_slots = (\d+)`)
+	llamaInfoRE    = lazyre.New(`\bprint_info: ([A-Za-z_][\w.]*(?: [\w.]+)*?)\s*=\s*(.*?)\s*$`)
+	llamaTokenKey  = lazyre.New(`(?i)(^| )token$`)
+	llamaCtxRE     = lazyre.New(`\bllama_context: ([a-z_][\w]*)\s*=\s*(\S.*?)\s*$`)
+	llamaKVRE      = lazyre.New(`\bllama_model_loader: - kv\s+\d+:\s+(general\.\S+)\s+\S+\s+=\s+(.*?)\s*$`)
+	llamaBuildRE   = lazyre.New(`(?:^|\s)build: (\d+) \((\w+)\)`)
+	llamaModelRE   = lazyre.New(`load_model: loading model '(.*)'`)
+	llamaOffloadRE = lazyre.New(`load_tensors: offloaded (\d+/\d+) layers to GPU`)
+	llamaKVCacheRE = lazyre.New(`llama_kv_cache(?:_unified)?: .*\bK \((\w+)\):.*\bV \((\w+)\)`)
+	llamaSlotsRE   = lazyre.New(`initializing slots, n_slots = (\d+)`)
 )
 
 // llamaMarkers are the texts parseLlama looks for, one of which a line
@@ -451,41 +451,41 @@ func parseLlama(msg string) ([]KV, bool) {
 	has := func(lit string) bool { return strings.Contains(msg, lit) }
 	switch {
 	case has("print_info: "):
-		if m := llamaInfoRE.FindStringSubmatch(msg); m != nil {
-			if llamaTokenKey.MatchString(m[1]) {
+		if m := llamaInfoRE.Get().FindStringSubmatch(msg); m != nil {
+			if llamaTokenKey.Get().MatchString(m[1]) {
 				return nil, true // BOS/EOS/... token ids: not configuration
 			}
 			return []KV{{strings.ReplaceAll(m[1], " ", "_"), m[2]}}, true
 		}
 	case has("llama_context: "):
-		if m := llamaCtxRE.FindStringSubmatch(msg); m != nil {
+		if m := llamaCtxRE.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{m[1], m[2]}}, true
 		}
 	case has("llama_model_loader: - kv"):
-		if m := llamaKVRE.FindStringSubmatch(msg); m != nil {
+		if m := llamaKVRE.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{m[1], m[2]}}, true
 		}
 	case has("system_info: "):
 		i := strings.Index(msg, "system_info: ")
 		return parseSystemInfo(msg[i+len("system_info: "):]), true
 	case has("build: "):
-		if m := llamaBuildRE.FindStringSubmatch(msg); m != nil {
+		if m := llamaBuildRE.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{"version", "b" + m[1]}, {"build_commit", m[2]}}, true
 		}
 	case has("load_model: loading model '"):
-		if m := llamaModelRE.FindStringSubmatch(msg); m != nil {
+		if m := llamaModelRE.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{"model", m[1]}}, true
 		}
 	case has("load_tensors: offloaded "):
-		if m := llamaOffloadRE.FindStringSubmatch(msg); m != nil {
+		if m := llamaOffloadRE.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{"gpu_layers", m[1]}}, true
 		}
 	case has("llama_kv_cache"):
-		if m := llamaKVCacheRE.FindStringSubmatch(msg); m != nil {
+		if m := llamaKVCacheRE.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{"type_k", m[1]}, {"type_v", m[2]}}, true
 		}
 	case has("n_slots = "):
-		if m := llamaSlotsRE.FindStringSubmatch(msg); m != nil {
+		if m := llamaSlotsRE.Get().FindStringSubmatch(msg); m != nil {
 			return []KV{{"n_slots", m[1]}}, true
 		}
 	}
