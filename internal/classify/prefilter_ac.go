@@ -37,10 +37,10 @@ type acAuto struct {
 	// and whether a key ends in it or in a state on its failure chain.
 	first, next []int32
 	label       []uint8
+	fail        []int32
+	output      []bool
 	// rootChild is the root's children by class, as the root has many.
 	rootChild [256]int32
-	fail      []int32
-	output    []bool
 	// mu serialises filling rows.
 	mu sync.Mutex
 	// outs[outStart[s]:outStart[s+1]] are the keys that end in state s,
