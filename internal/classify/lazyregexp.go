@@ -7,12 +7,13 @@ import (
 	"vigil/internal/lazyre"
 )
 
-// lazyRegexp is a rule's regular expression, compiled (lazyre) and its guard read
-// on first use. A process meets few of the catalogue's rules (a rule's
-// expression only runs on a line holding its literal), and compiling all
-// of them when the package loaded was most of what `vigil explain` on a
-// one-line log cost (bench/firstline). TestEveryLazyRegexpCompiles compiles
-// each one, so a broken expression fails the tests rather than a run.
+// lazyRegexp is a rule's regular expression, compiled (lazyre) and its
+// literal guard read on first use. A process meets few of the catalogue's
+// rules (a rule's expression only runs on a line holding its literal), and
+// compiling all of them when the package loaded was most of what `vigil
+// explain` on a one-line log cost (bench/firstline).
+// TestEveryLazyRegexpCompiles compiles each one, so a broken expression
+// fails the tests rather than a run.
 type lazyRegexp struct {
 	src  string
 	re   *lazyre.Regexp
@@ -29,7 +30,7 @@ func newLazyRegexp(src string) *lazyRegexp {
 	return p
 }
 
-func (p *lazyRegexp) compile() {
+func (p *lazyRegexp) readGuard() {
 	p.once.Do(func() { p.g = guardOf(p.src) })
 }
 
@@ -42,6 +43,6 @@ func (p *lazyRegexp) Regexp() *regexp.Regexp { return p.re.Get() }
 // matches reports whether the expression matches msg, testing its guard
 // first; lower returns msg with ASCII letters lowered.
 func (p *lazyRegexp) matches(msg string, lower func() string) bool {
-	p.compile()
+	p.readGuard()
 	return p.g.allows(msg, lower) && p.re.Get().MatchString(msg)
 }
