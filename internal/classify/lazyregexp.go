@@ -12,8 +12,8 @@ import (
 // rules (a rule's expression only runs on a line holding its literal), and
 // compiling all of them when the package loaded was most of what `vigil
 // explain` on a one-line log cost (bench/firstline).
-// TestEveryLazyRegexpCompiles compiles each one, so a broken expression
-// fails the tests rather than a run.
+// TestGuardsAllowMatches compiles each one (as does cli's test of every
+// lazyre expression), so a broken expression fails the tests, not a run.
 type lazyRegexp struct {
 	src  string
 	re   *lazyre.Regexp
@@ -21,7 +21,7 @@ type lazyRegexp struct {
 	g    guard
 }
 
-// allLazyRegexps is every expression the catalogue made, for the test above.
+// allLazyRegexps is every expression the catalogue made, for its tests.
 var allLazyRegexps []*lazyRegexp
 
 func newLazyRegexp(src string) *lazyRegexp {
