@@ -582,10 +582,36 @@ func TestDiskFull(t *testing.T) {
 			t.Errorf("the log stops at %d bytes, says %q; it ends with %d", at, m, final)
 		}
 	}
+	// The server writes through vigil's copier, which counts what the
+	// full log refuses: the verdict's evidence says exactly how much of
+	// all the server wrote (its head, the flood, its tail) is lost.
+	wrote := int64(len(faultSGLangLoad) + floodChunk(3<<20) + len(faultSGLangKVOOM))
+	var counted bool
+	for _, l := range evidence(got) {
+		sm := outputLost.FindStringSubmatch(l)
+		if sm == nil {
+			continue
+		}
+		counted = true
+		lost, _ := strconv.ParseInt(sm[1], 10, 64)
+		if strings.Contains(l, "so far") {
+			t.Errorf("the count is not final once the server is gone: %s", l)
+		}
+		if final+lost != wrote {
+			t.Errorf("the log holds %d bytes and the evidence says %d were lost: %d in all, the server wrote %d\n%s", final, lost, final+lost, wrote, l)
+		}
+	}
+	if !counted {
+		t.Errorf("no evidence counts the bytes lost: %q", evidence(got))
+	}
 }
 
-// logStopsAt reads the log's size from a full-disk note.
-var logStopsAt = regexp.MustCompile(`log stops at [^(]*\((\d+) bytes\)`)
+// logStopsAt reads the log's size from a full-disk note, outputLost the
+// count of what the log refused.
+var (
+	logStopsAt = regexp.MustCompile(`log stops at [^(]*\((\d+) bytes\)`)
+	outputLost = regexp.MustCompile(`(\d+) bytes \([^)]*\) of the server's output were lost`)
+)
 
 // TestEarlierServerOnThePort: an earlier TensorRT-LLM server still answers
 // 200 on the port while a new one starts; TensorRT-LLM binds last, so the

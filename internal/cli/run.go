@@ -195,7 +195,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 
 	extras := map[string]any{}
 	spec := monitor.Spec{
-		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Daemon: proc.FollowDaemon,
+		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Daemon: proc.FollowDaemon, Output: proc,
 		Log: logPath, Offset: offset, URL: base, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,

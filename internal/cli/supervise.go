@@ -229,7 +229,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	r := pickRenderer(env, &opts.judgeFlags)
 	sink := &boardSink{Renderer: r, board: board}
 	spec := monitor.Spec{
-		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc,
+		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Output: proc,
 		Log: logPath, Offset: offset, URL: base,
 		HFHome:     procstat.DefaultHFHome(env.Getenv),
 		Notes:      notes,

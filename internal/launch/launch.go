@@ -1,7 +1,8 @@
 // Package launch starts a server the way vigil needs it: in its own session
-// and process group, with stdout and stderr written straight into a log
-// file (never through a pipe of vigil's, so the server can neither block on
-// vigil nor die with it), and stops the whole group on request.
+// and process group, with stdout and stderr carried into a log file by a
+// copier process of their own (logcopy; never through a pipe of vigil's,
+// so the server can neither block on vigil nor die with it, and what a full
+// disk refuses is counted), and stops the whole group on request.
 //
 // Process identity: a signal sent to a PID that has been reused reaches a
 // stranger. The server's leader is therefore not reaped when it exits: its
@@ -14,6 +15,7 @@
 package launch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"vigil/internal/logcopy"
 	"vigil/internal/observe"
 )
 
@@ -51,6 +54,9 @@ type Process struct {
 	startTicks uint64
 	release    sync.Once
 	daemons    []member // every daemon seen, kept until reaped
+	// copier carries the output into the log; nil when it could not be
+	// started and the server writes the log itself.
+	copier *logcopy.Copier
 }
 
 // member is a daemon of the server: its PID and start time, checked
@@ -96,13 +102,22 @@ func Start(spec Spec) (*Process, error) {
 	// Descriptors vigil inherited (a shell's 7>&1) must not reach the
 	// server: it would hold a pipe open that someone waits on.
 	closeInherited()
+	out := spec.Log
+	// Without a copier (no /proc/self/exe to start again, say) the server
+	// writes its log itself, as it would under a shell's redirection: the
+	// launch goes on, and only a full disk's loss goes uncounted.
+	copier, cerr := logcopy.Start(spec.Log)
+	if cerr == nil {
+		out = copier.Writer()
+		defer copier.CloseWriter()
+	}
 	cmd := &exec.Cmd{
 		Path:   path,
 		Args:   spec.Argv,
 		Env:    append(append([]string(nil), spec.Env...), "PYTHONUNBUFFERED=1"),
 		Stdin:  devnull,
-		Stdout: spec.Log,
-		Stderr: spec.Log,
+		Stdout: out,
+		Stderr: out,
 		// A session of its own: a Ctrl-C in vigil's terminal does not reach
 		// the server, and the group can be stopped as a whole.
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
@@ -116,7 +131,7 @@ func Start(spec Spec) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Argv[0], err)
 	}
-	p := &Process{Pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
+	p := &Process{Pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{}), copier: copier}
 	if st, err := readStat(p.Pid); err == nil {
 		p.startTicks = st.start
 	}
@@ -163,6 +178,26 @@ func (p *Process) released() bool {
 	leaders.Lock()
 	defer leaders.Unlock()
 	return !leaders.pids[p.Pid]
+}
+
+// Output is what became of the server's output on its way to the log: it
+// waits up to wait for the copier to take the last of it (every process
+// holding the output has closed it). ok is false when nothing is counted
+// (no copier: the server writes its log itself).
+func (p *Process) Output(wait time.Duration) (st logcopy.State, ok bool) {
+	if p.copier == nil {
+		return logcopy.State{}, false
+	}
+	return p.copier.Wait(wait), true
+}
+
+// SyncOutput returns once all the server wrote before the call is in its
+// log (at once without a copier: the server's writes went there
+// directly), or ctx ends.
+func (p *Process) SyncOutput(ctx context.Context) {
+	if p.copier != nil {
+		p.copier.Sync(ctx)
+	}
 }
 
 // Done is closed when the process has exited.

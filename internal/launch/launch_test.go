@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -37,13 +38,15 @@ func wait(t *testing.T, p *Process) {
 }
 
 func TestOutputGoesToTheLogAndEnvIsSet(t *testing.T) {
-	p, log := start(t, `echo out; echo err >&2; echo "unbuffered=$PYTHONUNBUFFERED"; exit 3`)
+	p, log := start(t, `echo out; echo err >&2; echo "unbuffered=$PYTHONUNBUFFERED"; stat -L -c "stdout=%F" /proc/self/fd/1; exit 3`)
 	wait(t, p)
 	if e := p.Exit(); e.Code != 3 || e.Signal != "" {
 		t.Errorf("exit = %+v, want status 3", e)
 	}
+	p.SyncOutput(context.Background())
 	b, _ := os.ReadFile(log)
-	for _, want := range []string{"out\n", "err\n", "unbuffered=1\n"} {
+	// The output reaches the log through the copier's pipe.
+	for _, want := range []string{"out\n", "err\n", "unbuffered=1\n", "stdout=fifo\n"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("log %q lacks %q", b, want)
 		}
@@ -101,5 +104,31 @@ func TestNotFound(t *testing.T) {
 	_, err := Start(Spec{Argv: []string{"no-such-command-for-vigil"}})
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
+	}
+}
+
+// The copier counts what the log refuses, and the server, whose writes
+// never fail, goes on: /dev/full refuses every write as a full disk does.
+func TestOutputLostToAFullLogIsCounted(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	p, err := Start(Spec{Argv: []string{"sh", "-c", `head -c 300000 /dev/zero && echo wrote-all`}, Env: os.Environ(), Log: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-p.Pid, syscall.SIGKILL) })
+	wait(t, p)
+	if e := p.Exit(); e.Code != 0 || e.Signal != "" {
+		t.Errorf("exit = %+v: the server's writes failed", e)
+	}
+	st, ok := p.Output(10 * time.Second)
+	if !ok || !st.Final {
+		t.Fatalf("output state %+v (counted %v), want final", st, ok)
+	}
+	if want := int64(300000 + len("wrote-all\n")); st.Lost != want || st.Copied != 0 || st.Err == "" {
+		t.Errorf("output state %+v, want all %d bytes lost with the error", st, want)
 	}
 }

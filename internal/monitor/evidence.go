@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"vigil/internal/gpu"
+	"vigil/internal/logcopy"
 	"vigil/internal/observe"
 	"vigil/internal/oomkill"
 	"vigil/internal/procstat"
@@ -151,27 +152,75 @@ func (m *monitor) memoryPressure() string {
 // full.
 const diskFullBelow = 64 << 10
 
-// logDiskFull reports whether the filesystem of the server's log has no
-// room left: the server then fails to write its log (ENOSPC) and may die
-// or block on it, which the log itself cannot tell. The message gives the
-// log's size, where its output stops: the server writes the file itself,
-// not through vigil, so what it fails to write after that is lost
-// uncounted.
-func logDiskFull(path string) (bool, string) {
+// outputSettle is how long the evidence waits for the copier to take the
+// last of a stopped server's output, so that the count of what a full
+// disk took is final: the group is gone by then, and only a survivor that
+// holds the output keeps it open.
+const outputSettle = 2 * time.Second
+
+// outputLoss is what the log refused of the server's output, waiting up
+// to wait for the count to be final (nil: not counted, the server writes
+// its log itself).
+func (m *monitor) outputLoss(wait time.Duration) *logcopy.State {
+	if m.spec.Output == nil {
+		return nil
+	}
+	st, ok := m.spec.Output.Output(wait)
+	if !ok {
+		return nil
+	}
+	return &st
+}
+
+// logDiskFull reports whether the server's output could not all be written
+// to its log: the log's filesystem has no room left, or refused some of it
+// (a quota). A server that writes its log itself fails to write (ENOSPC)
+// and may die or block on it, which the log itself cannot tell; through
+// vigil's copier (loss set) it writes on, and the copier counts what the
+// log refused. The message gives the log's size, where its output stops,
+// and the count when there is one.
+func logDiskFull(path string, loss *logcopy.State) (bool, string) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(filepath.Dir(path), &st); err != nil {
 		return false, ""
 	}
 	free := int64(st.Bavail) * int64(st.Bsize)
-	if free >= diskFullBelow {
+	lost := loss != nil && loss.Lost > 0
+	if free >= diskFullBelow && !lost {
 		return false, ""
 	}
 	size := "its log"
 	if fi, err := os.Stat(path); err == nil {
 		size = fmt.Sprintf("its log stops at %s (%d bytes)", procstat.FormatBytes(fi.Size()), fi.Size())
 	}
-	return true, fmt.Sprintf("the log's filesystem is full (%s free at %s): the server cannot write its output (ENOSPC); %s, and what it writes after that is lost",
-		procstat.FormatBytes(free), filepath.Dir(path), size)
+	var msg string
+	if free < diskFullBelow {
+		msg = fmt.Sprintf("the log's filesystem is full (%s free at %s): ", procstat.FormatBytes(free), filepath.Dir(path))
+	} else {
+		msg = fmt.Sprintf("the log's filesystem at %s refused some of the server's output (%s): ", filepath.Dir(path), loss.Err)
+	}
+	switch {
+	case loss == nil:
+		msg += fmt.Sprintf("the server cannot write its output (ENOSPC); %s, and what it writes after that is lost", size)
+	case !lost:
+		msg += fmt.Sprintf("%s; nothing of the server's output is lost yet (ENOSPC comes when it next writes)", size)
+	default:
+		msg += fmt.Sprintf("%s; %s", size, lostText(*loss))
+	}
+	return true, msg
+}
+
+// lostText says how much of the server's output the log refused, and
+// whether more may follow.
+func lostText(st logcopy.State) string {
+	n := fmt.Sprintf("%d bytes (%s) of the server's output were lost (%s)", st.Lost, procstat.FormatBytes(st.Lost), st.Err)
+	switch {
+	case st.Died:
+		return n + ", and vigil's copier of its output was killed: what it wrote after that went nowhere"
+	case !st.Final:
+		return "so far " + n + "; the server writes on without errors, its output counted, not kept"
+	}
+	return n
 }
 
 // survivors lists processes of the stopped server that still run: workers

@@ -23,6 +23,7 @@ import (
 	"vigil/internal/journal"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
+	"vigil/internal/logcopy"
 	"vigil/internal/logline"
 	"vigil/internal/observe"
 	"vigil/internal/oomkill"
@@ -94,6 +95,20 @@ type Spec struct {
 	// Stop, when set, stops the server after a verdict other than ready;
 	// the processes that outlive it are named in the evidence.
 	Stop func()
+	// Output, when set, is the copier that carries a launched server's
+	// output into Log (launch.Process): synced before an exit is judged,
+	// and asked what a full disk took.
+	Output Output
+}
+
+// Output is how a launched server's output reaches its log.
+type Output interface {
+	// SyncOutput returns once all the server wrote before the call is in
+	// the log, or ctx ends.
+	SyncOutput(ctx context.Context)
+	// Output waits up to wait for the last of the output and says what
+	// the log refused; ok is false when nothing is counted.
+	Output(wait time.Duration) (st logcopy.State, ok bool)
 }
 
 // Deps are the monitor's ways into the world, injected so tests can fake
@@ -318,7 +333,7 @@ func (m *monitor) evidence(res *observe.Result) {
 		}
 	}
 	if res.Verdict != v.Ready && m.spec.Log != "" && m.spec.Unit == nil {
-		if full, msg := logDiskFull(m.spec.Log); full {
+		if full, msg := logDiskFull(m.spec.Log, m.outputLoss(outputSettle)); full {
 			res.Evidence = append(res.Evidence, "[vigil] "+msg)
 		}
 	}

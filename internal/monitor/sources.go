@@ -103,6 +103,11 @@ func (m *monitor) watchExit(ctx context.Context) {
 		}
 		proc = d
 	}
+	// What the server wrote before it ended may still be in the copier's
+	// pipe: into the log with it first.
+	if m.spec.Output != nil {
+		m.spec.Output.SyncOutput(ctx)
+	}
 	m.waitLogDrained(ctx)
 	e := proc.Exit()
 	if e.Signal == "SIGKILL" {
@@ -322,7 +327,7 @@ func (m *monitor) watchDisk(ctx context.Context) {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
-		if full, msg := logDiskFull(m.spec.Log); full {
+		if full, msg := logDiskFull(m.spec.Log, m.outputLoss(0)); full {
 			select {
 			case m.notes <- msg:
 			case <-ctx.Done():
