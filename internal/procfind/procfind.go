@@ -77,12 +77,18 @@ func Exists(pid int) bool { return FS{}.Exists(pid) }
 // using the host's /proc.
 func Descendants(pid int) ([]int, error) { return FS{}.Descendants(pid) }
 
+// CopierComm is the command name of vigil's log copier (logcopy), which
+// writes a launched server's log for it.
+const CopierComm = "vigil-logcopy"
+
 // WritersOf returns the PIDs, in increasing order, of processes that have
 // the file at path open for writing (write-only or read-write; O_APPEND
 // included), found through the /proc/PID/fd links and the flags in
 // /proc/PID/fdinfo. A server and the workers that inherited its stdout all
-// appear; [FS.Roots] picks out the top ones. Processes that vanish or that
-// may not be inspected are skipped.
+// appear; [FS.Roots] picks out the top ones. A vigil log copier that
+// writes the file stands for the processes that write into its pipe: the
+// server started by a vigil run. Processes that vanish or that may not be
+// inspected are skipped.
 func (p FS) WritersOf(path string) ([]int, error) {
 	real, err := filepath.Abs(path)
 	if err == nil {
@@ -99,38 +105,54 @@ func (p FS) WritersOf(path string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	var writers []int
+	var writers, copiers []int
 	for _, pid := range pids {
-		if p.writes(pid, real, target) {
-			writers = append(writers, pid)
+		if !p.writes(pid, real, target) {
+			continue
 		}
+		if st, err := p.Stat(pid); err == nil && st.Comm == CopierComm {
+			copiers = append(copiers, pid)
+			continue
+		}
+		writers = append(writers, pid)
 	}
-	return writers, nil
+	for _, c := range copiers {
+		writers = append(writers, p.pipeWriters(pids, c)...)
+	}
+	slices.Sort(writers)
+	return slices.Compact(writers), nil
 }
 
-// writes reports whether process pid has the file open for writing.
-func (p FS) writes(pid int, real string, target os.FileInfo) bool {
+// pipeWriters returns the processes that hold the write end of the pipe
+// the copier reads (its stdin), the copier itself not counted.
+func (p FS) pipeWriters(pids []int, copier int) []int {
+	pipe, err := os.Readlink(p.path(strconv.Itoa(copier), "fd", "0"))
+	if err != nil || !strings.HasPrefix(pipe, "pipe:[") {
+		return nil
+	}
+	var out []int
+	for _, pid := range pids {
+		if pid != copier && p.holds(pid, func(_, link string) bool { return link == pipe }) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// holds reports whether process pid has a descriptor open for writing
+// that match accepts, given the descriptor's path under /proc and its
+// link's target.
+func (p FS) holds(pid int, match func(fdPath, link string) bool) bool {
 	dir := p.path(strconv.Itoa(pid), "fd")
 	fds, err := os.ReadDir(dir)
 	if err != nil {
 		return false // gone, or not ours to look at
 	}
 	for _, fd := range fds {
-		link, err := os.Readlink(filepath.Join(dir, fd.Name()))
-		if err != nil {
+		fdPath := filepath.Join(dir, fd.Name())
+		link, err := os.Readlink(fdPath)
+		if err != nil || !match(fdPath, link) {
 			continue
-		}
-		if link != real {
-			// The same file can show under another path (a bind
-			// mount, another mount namespace): compare the files
-			// themselves when at least the name matches.
-			if !strings.HasPrefix(link, "/") || filepath.Base(link) != filepath.Base(real) {
-				continue
-			}
-			fi, err := os.Stat(filepath.Join(dir, fd.Name()))
-			if err != nil || !os.SameFile(fi, target) {
-				continue
-			}
 		}
 		flags, err := p.fdFlags(pid, fd.Name())
 		if acc := flags & oAccMode; err == nil && (acc == oWronly || acc == oRdwr) {
@@ -138,6 +160,23 @@ func (p FS) writes(pid int, real string, target os.FileInfo) bool {
 		}
 	}
 	return false
+}
+
+// writes reports whether process pid has the file open for writing.
+func (p FS) writes(pid int, real string, target os.FileInfo) bool {
+	return p.holds(pid, func(fdPath, link string) bool {
+		if link == real {
+			return true
+		}
+		// The same file can show under another path (a bind mount,
+		// another mount namespace): compare the files themselves when at
+		// least the name matches.
+		if !strings.HasPrefix(link, "/") || filepath.Base(link) != filepath.Base(real) {
+			return false
+		}
+		fi, err := os.Stat(fdPath)
+		return err == nil && os.SameFile(fi, target)
+	})
 }
 
 // fdFlags reads the open flags of descriptor fd of process pid.

@@ -113,6 +113,24 @@ func TestWritersOf(t *testing.T) {
 		{pid: 700, comm: "sock", state: 'S', ppid: 1, fds: map[int]fakeFD{
 			5: {"socket:[12345]", "02"},
 		}},
+		// A vigil run's server writes other.log through vigil's copier:
+		// the server and its worker hold the pipe's write end, a reader
+		// of another pipe and the copier (which reads it) do not count.
+		{pid: 800, comm: CopierComm, state: 'S', ppid: 1, fds: map[int]fakeFD{
+			0: {"pipe:[777]", "0"},
+			1: {other, "02002001"},
+		}},
+		{pid: 801, comm: "llama-server", state: 'S', ppid: 799, fds: map[int]fakeFD{
+			1: {"pipe:[777]", "01"},
+			2: {"pipe:[777]", "01"},
+		}},
+		{pid: 802, comm: "worker", state: 'S', ppid: 801, fds: map[int]fakeFD{
+			2: {"pipe:[777]", "01"},
+		}},
+		{pid: 803, comm: "cat", state: 'S', ppid: 1, fds: map[int]fakeFD{
+			0: {"pipe:[777]", "0"},
+			1: {"pipe:[778]", "01"},
+		}},
 	})
 
 	tests := []struct {
@@ -122,7 +140,7 @@ func TestWritersOf(t *testing.T) {
 	}{
 		{name: "log", path: log, want: []int{100, 101, 600}},
 		{name: "through a symlink", path: filepath.Join(alias, "server.log"), want: []int{100, 101, 600}},
-		{name: "other file", path: other, want: []int{300}},
+		{name: "other file, and through the copier", path: other, want: []int{300, 801, 802}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
