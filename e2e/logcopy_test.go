@@ -86,3 +86,34 @@ func lastLines(s string, n int) []string {
 	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return l[max(0, len(l)-n):]
 }
+
+// TestWatchFindsTheServerBehindTheCopier: vigil watch --log on the log of
+// a server that vigil run launched finds the server itself as the writer,
+// not the copier that writes the file for it.
+func TestWatchFindsTheServerBehindTheCopier(t *testing.T) {
+	needVigil(t)
+	t.Parallel()
+	takeSlot(t)
+	sb := newSandbox(t)
+	logPath, pidfile := sb.path("server.log"), sb.path("server.pid")
+	killPidfileGroupAtEnd(t, pidfile)
+	url := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	run := startVigil(t, sb.with("SERVER_PIDFILE="+pidfile), "run", "--url", url, "--log-file", logPath,
+		"--stall-after", "2m", "--timeout", "2m", "--", "sh", "-c", `echo $$ > "$SERVER_PIDFILE"; echo "INFO loading weights"; exec sleep 60`)
+	pid := 0
+	if !waitUntil(20*time.Second, func() bool {
+		pid = readPid(pidfile)
+		b, _ := os.ReadFile(logPath)
+		return pid > 0 && strings.Contains(string(b), "loading weights")
+	}) {
+		t.Fatalf("the server did not start\n%s", run.excerpt())
+	}
+	w := startVigil(t, sb.env, "watch", "--log", logPath, "--url", url, "--timeout", "1s")
+	if !w.wait(t, 20*time.Second) {
+		return
+	}
+	first, _, _ := strings.Cut(w.stderr.String(), "\n")
+	if want := fmt.Sprintf("vigil: watching pid %d,", pid); !strings.HasPrefix(first, want) {
+		t.Errorf("watch found another writer: %q, want it to start %q\n%s", first, want, w.excerpt())
+	}
+}

@@ -174,6 +174,9 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		return &ExitError{Code: v.Failed.ExitCode()}
 	}
 	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile, Subreaper: true})
+	// The copier (or the server) holds its own descriptor: vigil's would
+	// make vigil look like a writer of the log to a watch --log.
+	logFile.Close()
 	if err != nil {
 		if errors.Is(err, launch.ErrNotFound) {
 			return commandError(argv[0])

@@ -156,6 +156,9 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		}
 		return proc.Pid, proc.Done(), nil
 	})
+	// The copier (or the server) holds its own descriptor: vigil's would
+	// make vigil look like a writer of the log to a watch --log.
+	logFile.Close()
 	if err != nil {
 		closeAll()
 		if errors.Is(err, launch.ErrNotFound) {

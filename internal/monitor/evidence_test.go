@@ -2,9 +2,13 @@ package monitor
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"vigil/internal/logcopy"
 	"vigil/internal/observe"
 	"vigil/internal/oomkill"
 	"vigil/internal/procstat"
@@ -40,6 +44,52 @@ func TestAttributeKill(t *testing.T) {
 			m.attributeKill(t.Context(), &e)
 			if (e.OOMRecord != "") != tt.wantRecord || e.KernelLogRead != tt.wantRead {
 				t.Errorf("got record %q, read %v; want record %v, read %v", e.OOMRecord, e.KernelLogRead, tt.wantRecord, tt.wantRead)
+			}
+		})
+	}
+}
+
+// What the copier counted reaches the full-disk message: the exact count
+// once it is final, "so far" while the server writes on, and a killed
+// copier named.
+func TestLogLossMessage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "server.log")
+	if err := os.WriteFile(path, make([]byte, 1234), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	enospc := "no space left on device"
+	tests := []struct {
+		name     string
+		loss     *logcopy.State
+		want     bool
+		contains []string
+		lacks    []string
+	}{
+		{name: "not counted, room left", loss: nil, want: false},
+		{name: "counted, nothing lost", loss: &logcopy.State{Loss: logcopy.Loss{Copied: 1234}, Final: true}, want: false},
+		{name: "final count", loss: &logcopy.State{Loss: logcopy.Loss{Copied: 1234, Lost: 5678, Err: enospc}, Final: true}, want: true,
+			contains: []string{"refused some of the server's output (" + enospc + ")", "its log stops at 1.2 KiB (1234 bytes)", "5678 bytes (5.5 KiB) of the server's output were lost"},
+			lacks:    []string{"so far", "killed"}},
+		{name: "running count", loss: &logcopy.State{Loss: logcopy.Loss{Lost: 10, Err: enospc}}, want: true,
+			contains: []string{"so far 10 bytes", "writes on without errors"}},
+		{name: "copier killed", loss: &logcopy.State{Loss: logcopy.Loss{Lost: 10, Err: enospc}, Died: true}, want: true,
+			contains: []string{"10 bytes", "copier of its output was killed"}, lacks: []string{"so far"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			full, msg := logDiskFull(path, tc.loss)
+			if full != tc.want {
+				t.Fatalf("logDiskFull = %v, %q; want %v", full, msg, tc.want)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(msg, s) {
+					t.Errorf("message %q lacks %q", msg, s)
+				}
+			}
+			for _, s := range tc.lacks {
+				if strings.Contains(msg, s) {
+					t.Errorf("message %q has %q", msg, s)
+				}
 			}
 		})
 	}
