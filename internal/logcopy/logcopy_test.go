@@ -32,6 +32,18 @@ func startCopier(t *testing.T, log *os.File) (*Copier, *os.File) {
 	return c, w
 }
 
+// newLog creates an empty log to append to, closed when t ends.
+func newLog(t *testing.T) (string, *os.File) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "server.log")
+	log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	return path, log
+}
+
 func dup(f *os.File) (*os.File, error) {
 	fd, err := syscall.Dup(int(f.Fd()))
 	if err != nil {
@@ -42,12 +54,7 @@ func dup(f *os.File) (*os.File, error) {
 }
 
 func TestCopiesEveryByteInOrder(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "server.log")
-	log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
+	path, log := newLog(t)
 	if _, err := log.WriteString("an earlier run\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +121,7 @@ func TestCountsWhatTheLogRefuses(t *testing.T) {
 // The copier ignores the stop and terminal signals and lives in a group
 // of its own: it ends with the server's output, not before.
 func TestOutlivesStopSignals(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "server.log")
-	log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
+	path, log := newLog(t)
 	c, w := startCopier(t, log)
 	pgid, err := syscall.Getpgid(c.Pid())
 	if err != nil {
@@ -195,12 +197,7 @@ func TestReportRoundTrip(t *testing.T) {
 // A copier killed outright (SIGKILL cannot be ignored) is told from one
 // that finished: the server's output goes nowhere from then on.
 func TestKilledCopierIsSeen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "server.log")
-	log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
+	_, log := newLog(t)
 	c, _ := startCopier(t, log)
 	if st := c.State(); st.Final || st.Died {
 		t.Fatalf("a running copier's state: %+v", st)
@@ -217,12 +214,7 @@ func TestKilledCopierIsSeen(t *testing.T) {
 // After Sync, everything written before it is in the log, though the
 // writer has not closed its end.
 func TestSyncWaitsForWhatThePipeHolds(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "server.log")
-	log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
+	path, log := newLog(t)
 	c, w := startCopier(t, log)
 	want := 0
 	for round := range 20 {
