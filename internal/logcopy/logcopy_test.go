@@ -33,7 +33,7 @@ func startCopier(t *testing.T, log *os.File) (*Copier, *os.File) {
 }
 
 // newLog creates an empty log to append to, closed when t ends.
-func newLog(t *testing.T) (string, *os.File) {
+func newLog(t testing.TB) (string, *os.File) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "server.log")
 	log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
