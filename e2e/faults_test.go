@@ -604,6 +604,17 @@ func TestDiskFull(t *testing.T) {
 	if !counted {
 		t.Errorf("no evidence counts the bytes lost: %q", evidence(got))
 	}
+	// The error the full disk kept out of the log is in the evidence all
+	// the same, marked as not in the log.
+	var shown bool
+	for _, l := range evidence(got) {
+		if strings.HasPrefix(l, "[vigil: not in the log") && strings.Contains(l, "RuntimeError: Not enough memory") {
+			shown = true
+		}
+	}
+	if !shown {
+		t.Errorf("the evidence lacks the server's last error, which the log refused: %q", evidence(got))
+	}
 }
 
 // logStopsAt reads the log's size from a full-disk note, outputLost the

@@ -16,14 +16,25 @@ func setPipeSize(w *os.File) {
 	_, _ = unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, pipeSize)
 }
 
+// newTailFile makes the memory file through which the copier hands vigil
+// the last output the log refused: no disk needed, read at any time.
+func newTailFile() (*os.File, error) {
+	fd, err := unix.MemfdCreate("vigil-refused-tail", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), "vigil-refused-tail"), nil
+}
+
 // The copier's descriptors: the server's output (stdin), the log
-// (stdout), the reports to vigil and vigil's sync requests (the extra
-// files).
+// (stdout), the reports to vigil, vigil's sync requests and the refused
+// tail's memory file (the extra files).
 const (
 	fdIn     = 0
 	fdLog    = 1
 	fdReport = 3
 	fdSync   = 4
+	fdTail   = 5
 )
 
 // copier is the copier process's state.
@@ -31,6 +42,32 @@ type copier struct {
 	buf       []byte
 	loss      Loss
 	reporting bool
+	// refused holds the last tailMax bytes the log refused; dirty: not yet
+	// in the tail file.
+	refused []byte
+	dirty   bool
+}
+
+// keepRefused keeps b as the latest refused output.
+func (c *copier) keepRefused(b []byte) {
+	c.refused = append(c.refused, b...)
+	if over := len(c.refused) - tailMax; over > 0 {
+		c.refused = append(c.refused[:0], c.refused[over:]...)
+	}
+	c.dirty = true
+}
+
+// saveTail writes the refused tail into the memory file, framed so that
+// vigil can tell a whole one from one caught mid-write.
+func (c *copier) saveTail() {
+	if !c.dirty {
+		return
+	}
+	c.dirty = false
+	b := frameTail(c.refused)
+	if _, err := unix.Pwrite(fdTail, b, 0); err == nil {
+		_ = unix.Ftruncate(fdTail, int64(len(b)))
+	}
 }
 
 // copyMain is the copier: it copies its stdin into the log until every
@@ -60,6 +97,7 @@ func copyMain() int {
 			}
 			if asked > 0 {
 				c.drain()
+				c.saveTail()
 				for range asked {
 					c.send(report(c.loss, "sync"), true)
 				}
@@ -69,6 +107,7 @@ func copyMain() int {
 			break
 		}
 	}
+	c.saveTail()
 	c.send(report(c.loss, "end"), true)
 	return 0
 }
@@ -120,6 +159,7 @@ func (c *copier) copyOnce() bool {
 	c.loss.Copied += int64(written)
 	if werr != nil {
 		c.loss.Lost += int64(n - written)
+		c.keepRefused(c.buf[written:n])
 		if c.loss.Err == "" {
 			c.loss.Err = werr.Error()
 		}

@@ -20,7 +20,9 @@ package logcopy
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"strconv"
@@ -53,10 +55,16 @@ type Loss struct {
 	Err          string
 }
 
+// tailMax is how much of the output the log refused last the copier
+// keeps for vigil: a traceback's worth, the error a full disk would hide.
+const tailMax = 64 << 10
+
 // Copier is a started copier, seen from vigil.
 type Copier struct {
 	cmd *exec.Cmd
 	w   *os.File
+	// tail is the memory file the copier keeps the refused tail in.
+	tail *os.File
 	// sync asks for a sync, a byte each; syncs are made one at a time.
 	sync   *os.File
 	syncMu sync.Mutex
@@ -106,6 +114,16 @@ func Start(log *os.File) (*Copier, error) {
 		rw.Close()
 		return nil, err
 	}
+	tail, err := newTailFile()
+	if err != nil {
+		r.Close()
+		w.Close()
+		rr.Close()
+		rw.Close()
+		sr.Close()
+		sw.Close()
+		return nil, err
+	}
 	cmd := &exec.Cmd{
 		Path: "/proc/self/exe",
 		Args: []string{copierName},
@@ -116,7 +134,7 @@ func Start(log *os.File) (*Copier, error) {
 		Stdin:      r,
 		Stdout:     log,
 		Stderr:     nil, // /dev/null: it has nothing to say there
-		ExtraFiles: []*os.File{rw, sr},
+		ExtraFiles: []*os.File{rw, sr, tail},
 		// A group of its own: a signal to vigil's group (a Ctrl-C,
 		// timeout(1)'s kill) does not reach it.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
@@ -129,9 +147,10 @@ func Start(log *os.File) (*Copier, error) {
 		w.Close()
 		rr.Close()
 		sw.Close()
+		tail.Close()
 		return nil, fmt.Errorf("starting the log copier: %w", err)
 	}
-	c := &Copier{cmd: cmd, w: w, sync: sw, ended: make(chan struct{}), answered: make(chan struct{})}
+	c := &Copier{cmd: cmd, w: w, sync: sw, tail: tail, ended: make(chan struct{}), answered: make(chan struct{})}
 	go c.readReports(rr)
 	return c, nil
 }
@@ -211,6 +230,10 @@ type State struct {
 	// copier's.
 	Final, Died bool
 	Pid         int
+	// Refused is the end of what the log refused (at most 64 KiB), as of
+	// the copier's last sync or its end: the lines a full disk kept out of
+	// the log, the server's last error often among them.
+	Refused []byte
 }
 
 // State is the latest count.
@@ -222,8 +245,40 @@ func (c *Copier) State() State {
 	default:
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return State{Loss: c.got, Final: c.finished, Died: ended && !c.finished, Pid: c.Pid()}
+	st := State{Loss: c.got, Final: c.finished, Died: ended && !c.finished, Pid: c.Pid()}
+	c.mu.Unlock()
+	if st.Lost > 0 {
+		st.Refused = readTail(c.tail)
+	}
+	return st
+}
+
+// frameTail frames the refused tail for the memory file: its length and
+// CRC-32, then the bytes.
+func frameTail(b []byte) []byte {
+	out := make([]byte, 8, 8+len(b))
+	binary.LittleEndian.PutUint32(out, uint32(len(b)))
+	binary.LittleEndian.PutUint32(out[4:], crc32.ChecksumIEEE(b))
+	return append(out, b...)
+}
+
+// readTail reads the refused tail from the memory file; nil when there is
+// none or the copier was rewriting it (its frame does not check out).
+func readTail(f *os.File) []byte {
+	buf := make([]byte, 8+tailMax)
+	n, _ := f.ReadAt(buf, 0)
+	if n < 8 {
+		return nil
+	}
+	size := binary.LittleEndian.Uint32(buf)
+	if size > tailMax || int(size) > n-8 {
+		return nil
+	}
+	b := buf[8 : 8+size]
+	if crc32.ChecksumIEEE(b) != binary.LittleEndian.Uint32(buf[4:]) {
+		return nil
+	}
+	return b
 }
 
 // Wait waits up to d for the copier to end (every process holding the

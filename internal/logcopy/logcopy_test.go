@@ -3,6 +3,7 @@ package logcopy
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -96,12 +97,19 @@ func TestCountsWhatTheLogRefuses(t *testing.T) {
 	}
 	defer full.Close()
 	c, w := startCopier(t, full)
-	total := 0
-	for i := range 200 {
-		b := bytes.Repeat([]byte("x"), 100+i)
-		total += len(b)
-		if _, err := w.Write(b); err != nil {
+	var all bytes.Buffer
+	for i := range 5000 {
+		line := fmt.Appendf(nil, "line %d of the output %s\n", i, bytes.Repeat([]byte("."), i%50))
+		all.Write(line)
+		if _, err := w.Write(line); err != nil {
 			t.Fatalf("the server's write failed: %v (it must never see the log's error)", err)
+		}
+		if i == 100 {
+			// A sync hands over the refused tail as it is then.
+			c.Sync(context.Background())
+			if st := c.State(); !bytes.Equal(st.Refused, all.Bytes()) {
+				t.Errorf("after a sync the refused tail is %d bytes, want the %d written", len(st.Refused), all.Len())
+			}
 		}
 	}
 	w.Close()
@@ -110,11 +118,49 @@ func TestCountsWhatTheLogRefuses(t *testing.T) {
 	if !st.Final {
 		t.Fatalf("no final count: %+v", st)
 	}
-	if l.Lost != int64(total) || l.Copied != 0 {
-		t.Errorf("counts %+v, want all %d bytes lost", l, total)
+	if l.Lost != int64(all.Len()) || l.Copied != 0 {
+		t.Errorf("counts %+v, want all %d bytes lost", l, all.Len())
 	}
 	if l.Err != "no space left on device" {
 		t.Errorf("error %q, want ENOSPC's text", l.Err)
+	}
+	if want := all.Bytes()[all.Len()-tailMax:]; !bytes.Equal(st.Refused, want) {
+		t.Errorf("the refused tail is %d bytes ending %q, want the last %d written", len(st.Refused), lastBytes(st.Refused, 40), tailMax)
+	}
+}
+
+func lastBytes(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
+
+// A tail caught mid-write, or none at all, reads as none.
+func TestReadTailChecksItsFrame(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "tail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	frame := frameTail([]byte("Traceback (most recent call last):\n"))
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"empty", nil, ""},
+		{"whole", frame, "Traceback (most recent call last):\n"},
+		{"cut short", frame[:len(frame)-3], ""},
+		{"a byte changed", append(append([]byte(nil), frame[:10]...), append([]byte{'X'}, frame[11:]...)...), ""},
+		{"too long a length", append([]byte{0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0}, frame[8:]...), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := f.Truncate(0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt(tc.file, 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := readTail(f); string(got) != tc.want {
+				t.Errorf("readTail = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

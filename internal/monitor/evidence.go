@@ -13,7 +13,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
+	"vigil/internal/ansi"
 	"vigil/internal/gpu"
 	"vigil/internal/logcopy"
 	"vigil/internal/observe"
@@ -208,6 +210,52 @@ func logDiskFull(path string, loss *logcopy.State) (bool, string) {
 		msg += fmt.Sprintf("%s; %s", size, lostText(*loss))
 	}
 	return true, msg
+}
+
+// refusedLines is how many of the last lines the log refused the
+// evidence shows (a traceback's end, its error last), each cut at
+// refusedWidth bytes as the judge cuts the log's lines.
+const (
+	refusedLines = 10
+	refusedWidth = 300
+)
+
+// refusedPrefix marks a line of the evidence that is not in the log.
+const refusedPrefix = "[vigil: not in the log, refused by it] "
+
+// refusedEvidence is the end of what the log refused, as evidence lines:
+// what a full disk kept out of the log, the server's last error often
+// among it.
+func refusedEvidence(loss *logcopy.State) []string {
+	if loss == nil || len(loss.Refused) == 0 {
+		return nil
+	}
+	text := string(loss.Refused)
+	if int64(len(loss.Refused)) < loss.Lost {
+		// The kept tail starts inside a line: leave that part out.
+		if _, rest, ok := strings.Cut(text, "\n"); ok {
+			text = rest
+		}
+	}
+	var lines []string
+	for l := range strings.Lines(text) {
+		l = strings.TrimRight(ansi.Strip(l), "\r\n")
+		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+			l = l[i+1:] // a bar redrawn: its last state
+		}
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if len(l) > refusedWidth {
+			cut := refusedWidth
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			l = l[:cut] + "…"
+		}
+		lines = append(lines, refusedPrefix+l)
+	}
+	return lines[max(0, len(lines)-refusedLines):]
 }
 
 // lostText says how much of the server's output the log refused, and

@@ -2,8 +2,10 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +92,47 @@ func TestLogLossMessage(t *testing.T) {
 				if strings.Contains(msg, s) {
 					t.Errorf("message %q has %q", msg, s)
 				}
+			}
+		})
+	}
+}
+
+// The end of what the log refused becomes evidence, marked as not in
+// the log: whole lines only, blank ones left out, a redrawn bar's last
+// state, at most refusedLines of them.
+func TestRefusedEvidence(t *testing.T) {
+	many := ""
+	for i := range 20 {
+		many += fmt.Sprintf("line %d\n", i)
+	}
+	tests := []struct {
+		name string
+		loss *logcopy.State
+		want []string
+	}{
+		{name: "not counted", loss: nil, want: nil},
+		{name: "nothing refused", loss: &logcopy.State{}, want: nil},
+		{name: "all of it kept", loss: &logcopy.State{Loss: logcopy.Loss{Lost: 43}, Refused: []byte("Traceback:\n\n\x1b[31mRuntimeError: no memory\x1b[0m\n")},
+			want: []string{refusedPrefix + "Traceback:", refusedPrefix + "RuntimeError: no memory"}},
+		{name: "kept from inside a line", loss: &logcopy.State{Loss: logcopy.Loss{Lost: 1 << 20}, Refused: []byte("f of a line\nwhole line\nunended")},
+			want: []string{refusedPrefix + "whole line", refusedPrefix + "unended"}},
+		{name: "a long line cut", loss: &logcopy.State{Loss: logcopy.Loss{Lost: 602}, Refused: []byte(strings.Repeat("é", 301))},
+			want: []string{refusedPrefix + strings.Repeat("é", 150) + "…"}},
+		{name: "a redrawn bar", loss: &logcopy.State{Loss: logcopy.Loss{Lost: 13}, Refused: []byte("10%\r50%\r100%\n")},
+			want: []string{refusedPrefix + "100%"}},
+		{name: "the last lines", loss: &logcopy.State{Loss: logcopy.Loss{Lost: int64(len(many))}, Refused: []byte(many)},
+			want: func() []string {
+				var w []string
+				for i := 20 - refusedLines; i < 20; i++ {
+					w = append(w, fmt.Sprintf("%sline %d", refusedPrefix, i))
+				}
+				return w
+			}()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedEvidence(tc.loss); !slices.Equal(got, tc.want) {
+				t.Errorf("refusedEvidence = %q, want %q", got, tc.want)
 			}
 		})
 	}

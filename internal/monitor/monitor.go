@@ -333,8 +333,10 @@ func (m *monitor) evidence(res *observe.Result) {
 		}
 	}
 	if res.Verdict != v.Ready && m.spec.Log != "" && m.spec.Unit == nil {
-		if full, msg := logDiskFull(m.spec.Log, m.outputLoss(outputSettle)); full {
+		loss := m.outputLoss(outputSettle)
+		if full, msg := logDiskFull(m.spec.Log, loss); full {
 			res.Evidence = append(res.Evidence, "[vigil] "+msg)
+			res.Evidence = append(res.Evidence, refusedEvidence(loss)...)
 		}
 	}
 }
