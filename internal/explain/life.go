@@ -3,7 +3,6 @@ package explain
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"vigil/internal/life"
@@ -54,12 +53,12 @@ type lifeTail struct {
 	lastNo int64
 }
 
-func (lt *lifeTail) push(no int64, text string, t int64) {
+func (lt *lifeTail) push(a *arena, no int64, text string, t int64) {
 	if no <= lt.lastNo {
 		return
 	}
 	lt.lastNo = no
-	lt.lines[lt.n%tailSize] = tailLine{no: no, text: strings.Clone(text), t: t}
+	lt.lines[lt.n%tailSize] = tailLine{no: no, text: a.clone(text), t: t}
 	lt.n++
 }
 
@@ -83,7 +82,7 @@ func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
 			m.stamp = sp.Of(l.Text)
 			m.flags |= fStamped
 		}
-		st.tail.push(l.No, l.Text, m.stamp)
+		st.tail.push(st.text, l.No, l.Text, m.stamp)
 	}
 }
 

@@ -68,8 +68,10 @@ type runState struct {
 	readyLine int64
 	tail      *lifeTail // (made once there is a ready line: most runs of a crash loop never have one)
 	atLogEnd  bool
-	// memo is the classifier memo of the goroutine judging the run now.
+	// memo is the classifier memo of the goroutine judging the run now,
+	// text its arena for the lines the run keeps.
 	memo *classify.Memo
+	text *arena
 	// tickedAt is the time of the latest tick, and still is set while
 	// nothing was fed to the judge since (tick).
 	tickedAt time.Time
@@ -78,14 +80,14 @@ type runState struct {
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
 // start (the first stamp near its start, or a fixed time when unstamped).
-func newRun(server string, first *logline.Span, t0 int64, memo *classify.Memo) *runState {
+func newRun(server string, first *logline.Span, t0 int64, own *owned) *runState {
 	st := &runState{off: first.Off, first: first.No, last: first.No}
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
 	// Offline the health answers are those of the access log, and the
 	// readiness rules take their offline numbers.
 	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness, NoConfig: true}, st.t0)
-	st.use(memo)
+	st.use(own)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
 	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
@@ -93,11 +95,11 @@ func newRun(server string, first *logline.Span, t0 int64, memo *classify.Memo) *
 	return st
 }
 
-// use makes the run classify through memo, the memo of the goroutine
-// that judges it from now on.
-func (st *runState) use(memo *classify.Memo) {
-	st.memo = memo
-	st.j.UseMemo(memo)
+// use makes the run classify through the memo of the goroutine that
+// judges it from now on, and copy lines into its arena.
+func (st *runState) use(own *owned) {
+	st.memo, st.text = own.memo, &own.text
+	st.j.UseMemo(own.memo)
 }
 
 func (st *runState) now() time.Time { return time.Unix(0, st.t) }
@@ -133,7 +135,7 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 		st.stampAt(t)
 	}
 	if m.flags&fDied != 0 && !st.died {
-		st.died, st.diedLine = true, strings.Clone(l.Text)
+		st.died, st.diedLine = true, st.text.clone(l.Text)
 	}
 	if st.result != nil {
 		return
@@ -142,11 +144,11 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 		return
 	}
 	if m.flags&fBanner != 0 && len(st.banners) < 4 {
-		st.banners = append(st.banners, strings.Clone(m.banner))
+		st.banners = append(st.banners, st.text.clone(m.banner))
 	}
 	// The line's text lives in a read buffer that is reused: whatever
 	// keeps it (the judge, the evidence ring) gets a copy.
-	text := strings.Clone(l.Text)
+	text := st.text.clone(l.Text)
 	if strings.TrimSpace(text) != "" && st.j.Phase() != v.PhaseReady {
 		// (After the ready line, while the judge waits for health
 		// answers, the lines are the life after ready's.)
