@@ -149,7 +149,7 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 	// The line's text lives in a read buffer that is reused: whatever
 	// keeps it (the judge, the evidence ring) gets a copy.
 	text := st.text.clone(l.Text)
-	if strings.TrimSpace(text) != "" && st.j.Phase() != v.PhaseReady {
+	if !logline.Blank(text) && st.j.Phase() != v.PhaseReady {
 		// (After the ready line, while the judge waits for health
 		// answers, the lines are the life after ready's.)
 		st.ring[st.ringN%ringSize] = text
@@ -276,7 +276,7 @@ func (st *runState) endsInError() bool {
 		if l[0] == ' ' || l[0] == '\t' {
 			continue
 		}
-		c := st.prof.Classify(l)
+		c := st.memo.Classify(st.prof, l)
 		if c.Benign {
 			continue
 		}
@@ -315,7 +315,7 @@ func (st *runState) acceptsBanner(b string) bool {
 	if len(st.banners) == 0 {
 		return false
 	}
-	if s := classify.BannerServer(b); st.server != "" && s != "" && s != st.server {
+	if s := st.memo.BannerServer(b); st.server != "" && s != "" && s != st.server {
 		return true // another server starts
 	}
 	if classify.StartsOf(st.server).OneBanner {

@@ -359,7 +359,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 			j.configChanged(now)
 		}
 	}
-	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
+	if !logline.Blank(c.Msg) && c.Progress == nil {
 		j.lastMeaning = c.Raw
 		if j.recent == nil {
 			j.recent = make([]shownLine, 0, 65)
@@ -400,7 +400,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.lastErrAt = now
 		j.lastErrSrc = source
 	}
-	if c.IsError() && len(j.errLines) < maxErrLines && strings.TrimSpace(c.Msg) != "" {
+	if c.IsError() && len(j.errLines) < maxErrLines && !logline.Blank(c.Msg) {
 		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
 	}
 	if c.Failure == nil && !c.Exception {
@@ -430,8 +430,13 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 // more (ending in ':'), the blank line between chained tracebacks, or an
 // unterminated line.
 func evidenceOpen(l logline.Line, msg string) bool {
-	t := strings.TrimRight(msg, " \t\r")
-	return l.Partial || t == "" || strings.HasSuffix(t, ":") || strings.HasPrefix(msg, " ") || strings.HasPrefix(msg, "\t")
+	// strings.TrimRight(msg, " \t\r") by hand: it builds its set on
+	// every call, and this runs on every line.
+	n := len(msg)
+	for n > 0 && (msg[n-1] == ' ' || msg[n-1] == '\t' || msg[n-1] == '\r') {
+		n--
+	}
+	return l.Partial || n == 0 || msg[n-1] == ':' || msg[0] == ' ' || msg[0] == '\t'
 }
 
 func (j *Judge) sayUp(now time.Time) {
