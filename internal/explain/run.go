@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -491,11 +492,15 @@ func clip(s string, n int) string {
 	return strings.Clone(s[:n]) + "…"
 }
 
-func fmtDur(d time.Duration) string {
+func fmtDur(d time.Duration) string { return string(appendDur(nil, d)) }
+
+// appendDur appends fmtDur(d) to b.
+func appendDur(b []byte, d time.Duration) []byte {
 	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
+		// (fmt's "%.1f" is strconv's 'f' with precision 1.)
+		return append(strconv.AppendFloat(b, d.Seconds(), 'f', 1, 64), 's')
 	}
-	return d.Round(time.Second).String()
+	return append(b, d.Round(time.Second).String()...)
 }
 
 func orServer(s string) string {
