@@ -19,7 +19,9 @@ import (
 func ParseFast(line string) Parsed {
 	line = ansi.Strip(line)
 	p := Parsed{Raw: line}
-	msg := strings.TrimRight(line, " \t")
+	// strings.TrimRight(line, " \t") by hand: it builds its byte set on
+	// every call.
+	msg := trimBlanksRight(line)
 	if strings.HasPrefix(msg, "(") {
 		if src, n, ok := cutVLLMProc(msg); ok {
 			p.Source = src
@@ -105,6 +107,15 @@ func mayMatch(ok bool, find func(string) []string, s string) []string {
 		return nil
 	}
 	return find(s)
+}
+
+// trimBlanksRight is strings.TrimRight(s, " \t").
+func trimBlanksRight(s string) string {
+	n := len(s)
+	for n > 0 && (s[n-1] == ' ' || s[n-1] == '\t') {
+		n--
+	}
+	return s[:n]
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
