@@ -2,7 +2,6 @@ package explain
 
 import (
 	"strings"
-	"unsafe"
 
 	"vigil/internal/classify"
 )
@@ -28,12 +27,14 @@ const (
 // arena copies the lines a run keeps (read buffers are reused, and the
 // judge keeps each fed line for a while) into shared blocks: one
 // allocation per block instead of one per line, the line that cost most
-// in a dense log. A block is only ever appended to, so the strings taken
-// from it never change; it is freed once none of them is referenced. Its
-// owner alone appends; a string from it may be read by another goroutine
-// once the run is handed over (a chunk's done channel orders the two).
+// in a dense log. A block is a strings.Builder's buffer, which it
+// allocates without zeroing it and only ever appends to while it has
+// room, so the strings taken from it never change; it is freed once none
+// of them is referenced. Its owner alone appends; a string from it may be
+// read by another goroutine once the run is handed over (a chunk's done
+// channel orders the two).
 type arena struct {
-	buf []byte
+	b strings.Builder
 }
 
 // clone is strings.Clone(s), copied into the arena.
@@ -41,10 +42,11 @@ func (a *arena) clone(s string) string {
 	if len(s) == 0 || len(s) >= arenaOwnLine {
 		return strings.Clone(s)
 	}
-	if cap(a.buf)-len(a.buf) < len(s) {
-		a.buf = make([]byte, 0, arenaBlock)
+	if a.b.Cap()-a.b.Len() < len(s) {
+		a.b = strings.Builder{}
+		a.b.Grow(arenaBlock)
 	}
-	n := len(a.buf)
-	a.buf = append(a.buf, s...)
-	return unsafe.String(&a.buf[n], len(s))
+	n := a.b.Len()
+	a.b.WriteString(s)
+	return a.b.String()[n:]
 }
