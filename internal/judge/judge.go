@@ -394,7 +394,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		// The errors a wrapper line announces follow it indented by two
 		// spaces (pydantic); read them without the indent, which
 		// otherwise marks a traceback's source line.
-		c.Failure = j.prof.Classify(c.Msg[2:]).Failure
+		c.Failure = j.memo.Classify(j.prof, c.Msg[2:]).Failure
 	}
 	if c.Failure != nil || c.Exception || c.Traceback {
 		j.lastErrAt = now
