@@ -176,14 +176,20 @@ func (pl phaseList) MarshalJSON() ([]byte, error) {
 // mergePhases adds up the time of a phase the run entered twice
 // (llama.cpp goes back to loading weights for its projector).
 func mergePhases(ps []Phase) []Phase {
-	var out []Phase
-	at := map[string]int{}
+	// (A run has a dozen phases at most: a search of what is merged so
+	// far costs less than a map per run.)
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]Phase, 0, len(ps))
+next:
 	for _, p := range ps {
-		if i, ok := at[string(p.Name)]; ok {
-			out[i].Seconds += p.Seconds
-			continue
+		for i := range out {
+			if out[i].Name == p.Name {
+				out[i].Seconds += p.Seconds
+				continue next
+			}
 		}
-		at[string(p.Name)] = len(out)
 		out = append(out, p)
 	}
 	return out

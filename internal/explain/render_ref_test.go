@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -146,6 +147,34 @@ func TestWriteTextRef(t *testing.T) {
 		got.Reset()
 		if err := WriteText(&got, r); err != nil || got.String() != want.String() {
 			t.Fatalf("unbuffered: got %q (%v), want %q", got.String(), err, want.String())
+		}
+	}
+}
+
+// mergePhasesRef is mergePhases as it was written, with a map.
+func mergePhasesRef(ps []Phase) []Phase {
+	var out []Phase
+	at := map[string]int{}
+	for _, p := range ps {
+		if i, ok := at[string(p.Name)]; ok {
+			out[i].Seconds += p.Seconds
+			continue
+		}
+		at[string(p.Name)] = len(out)
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestMergePhasesRef(t *testing.T) {
+	names := []v.Phase{v.Launch, v.Init, v.Weights, v.KVCache, v.PhaseReady}
+	for n := range 40 {
+		var ps []Phase
+		for i := range n {
+			ps = append(ps, Phase{Name: names[(i*7+n)%len(names)%(1+n%len(names))], Seconds: float64(i) / 4, Timed: n%2 == 0})
+		}
+		if got, want := mergePhases(ps), mergePhasesRef(ps); !reflect.DeepEqual(got, want) {
+			t.Fatalf("mergePhases(%v) = %v, want %v", ps, got, want)
 		}
 	}
 }
