@@ -86,8 +86,9 @@ func newRun(server string, first *logline.Span, t0 int64, own *owned) *runState 
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
 	// Offline the health answers are those of the access log, and the
-	// readiness rules take their offline numbers.
-	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness, NoConfig: true}, st.t0)
+	// readiness rules take their offline numbers; a run's bars are only
+	// counted.
+	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness, NoConfig: true, NoProgressEvents: true}, st.t0)
 	st.use(own)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
@@ -209,22 +210,25 @@ func (st *runState) took(r *observe.Result) bool {
 // drain takes the judge's events: phases, the server kind, the first
 // fatal line.
 func (st *runState) drain() {
-	for _, e := range st.j.Events() {
-		switch d := e.Data.(type) {
-		case observe.PhaseChange:
-			if len(st.spans) < maxSpans {
-				st.spans = append(st.spans, observe.PhaseSpan{Phase: v.Phase(d.Phase), Start: e.At})
-			}
-		case observe.ServerSeen:
-			st.server = st.j.Server()
-			st.prof = classify.Lookup(st.server)
-		case observe.Failing:
-			if st.fatal == 0 {
-				st.fatal = st.last
-			}
-		case observe.ReadyLine:
-			st.readyLine = st.last
+	st.j.DrainEvents(st.take)
+}
+
+// take takes one of the judge's events.
+func (st *runState) take(e observe.Event) {
+	switch d := e.Data.(type) {
+	case observe.PhaseChange:
+		if len(st.spans) < maxSpans {
+			st.spans = append(st.spans, observe.PhaseSpan{Phase: v.Phase(d.Phase), Start: e.At})
 		}
+	case observe.ServerSeen:
+		st.server = st.j.Server()
+		st.prof = classify.Lookup(st.server)
+	case observe.Failing:
+		if st.fatal == 0 {
+			st.fatal = st.last
+		}
+	case observe.ReadyLine:
+		st.readyLine = st.last
 	}
 }
 

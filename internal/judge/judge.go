@@ -97,6 +97,10 @@ type Config struct {
 	// something here needs it (Expect, LastGood, Learned). Result.Config,
 	// Important and Fingerprint are empty then, and no ConfigSeen comes.
 	NoConfig bool
+	// NoProgressEvents: the caller reads no Progress events (explain,
+	// which drains after every line of a log full of bars), so none is
+	// made. Progress still holds the latest bar.
+	NoProgressEvents bool
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -313,6 +317,18 @@ func (j *Judge) Events() []observe.Event {
 	return ev
 }
 
+// DrainEvents calls fn with each event since the last call, in order,
+// and forgets them, keeping their array for the next ones: for a caller
+// that drains after every line (explain), where a new array each time was
+// one allocation per line with an event. fn must not feed the judge.
+func (j *Judge) DrainEvents(fn func(observe.Event)) {
+	for _, e := range j.events {
+		fn(e)
+	}
+	clear(j.events)
+	j.events = j.events[:0]
+}
+
 // Line feeds one line of output read at now.
 func (j *Judge) Line(l logline.Line, now time.Time) {
 	if j.result != nil {
@@ -344,7 +360,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Progress != nil {
 		p := *c.Progress
 		j.progress = &p
-		j.emit(now, observe.Progress{Desc: p.Desc, Done: p.Done, Total: p.Total, Percent: p.Percent, Rate: p.Rate, ETA: p.ETA})
+		if !j.cfg.NoProgressEvents {
+			j.emit(now, observe.Progress{Desc: p.Desc, Done: p.Done, Total: p.Total, Percent: p.Percent, Rate: p.Rate, ETA: p.ETA})
+		}
 	}
 	if l.Partial {
 		j.partial = l
