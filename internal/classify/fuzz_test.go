@@ -137,3 +137,18 @@ func FuzzTRTHeader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLevelName: levelName is the levelNames map.
+func FuzzLevelName(f *testing.F) {
+	for k := range levelNames {
+		f.Add(k)
+	}
+	f.Add("")
+	f.Add("info")
+	f.Add("WARNINGS")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := levelName(s), levelNames[s]; got != want {
+			t.Fatalf("levelName(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

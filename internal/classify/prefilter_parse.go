@@ -32,7 +32,7 @@ func ParseFast(line string) Parsed {
 	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||
 		strings.HasPrefix(msg, "DEBUG") || strings.HasPrefix(msg, "CRITICAL"):
 		if level, stamp, n, ok := cutVLLMHeader(msg); ok {
-			p.Level = levelNames[level]
+			p.Level = levelName(level)
 			p.Stamp, p.StampKind = stamp, "vllm"
 			msg = msg[n:]
 		}
@@ -52,7 +52,7 @@ func ParseFast(line string) Parsed {
 	case len(msg) > 20 && msg[4] == '-' && msg[10] == 'T':
 		if stamp, level, n, ok := cutTGIHeader(msg); ok {
 			p.Stamp, p.StampKind = stamp, "iso"
-			p.Level = levelNames[level]
+			p.Level = levelName(level)
 			msg = msg[n:]
 			// (A " rank=" that digits alone follow holds the last "=".)
 			if i := strings.LastIndexByte(msg, '=') - 5; i >= 0 && msg[i:i+6] == " rank=" && isDigits(msg[i+6:]) {
@@ -69,21 +69,21 @@ func ParseFast(line string) Parsed {
 			if rank != "" {
 				p.Source = rank
 			}
-			p.Level = levelNames[level]
+			p.Level = levelName(level)
 			msg = msg[n:]
 		} else if m := mayMatch(strings.HasPrefix(msg, "[TensorRT-LLM]["), trtCppRe.Get().FindStringSubmatch, msg); m != nil {
-			p.Level = levelNames[m[1]]
+			p.Level = levelName(m[1])
 			msg = msg[len(m[0]):]
 		} else if m := mayMatch(mayGlog(msg), glogRe.Get().FindStringSubmatch, msg); m != nil {
 			if m[1] != "" && p.Source == "" {
 				p.Source = "rank" + m[1]
 			}
-			p.Level = levelNames[m[2]]
+			p.Level = levelName(m[2])
 			msg = msg[len(m[0]):]
 		}
 	}
 	if level, n, ok := cutUvicorn(msg); ok {
-		p.Level = levelNames[level]
+		p.Level = levelName(level)
 		msg = msg[n:]
 	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && isDigit(msg[0]) {
 		// llamaPrefixRe needs "X " with X one of IWED, or a leading digit.
