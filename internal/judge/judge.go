@@ -732,7 +732,9 @@ func (j *Judge) decide(now time.Time) *observe.Result {
 	}
 	// After its ready line a server idles by design; the health rules
 	// above decide from there.
-	if now.Sub(j.lastProgress) >= j.cfg.StallAfter && j.cfg.StallAfter > 0 && j.smokeState == 0 && !j.readyLine {
+	// (The time is read last: without a stall window, as offline, this
+	// runs after every line for nothing.)
+	if j.cfg.StallAfter > 0 && j.smokeState == 0 && !j.readyLine && now.Sub(j.lastProgress) >= j.cfg.StallAfter {
 		if len(j.signals) > 0 && j.hasCause() {
 			return j.failure(now)
 		}
