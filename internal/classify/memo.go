@@ -75,10 +75,9 @@ func (m *Memo) ClassifyRepeats(pr *Profile, line string) Class { return m.classi
 const doorSize = 1 << 12
 
 func (m *Memo) classify(pr *Profile, line string, repeats bool) Class {
-	pf := prefilterOf(pr)
 	p := ParseFast(line)
 	if m == nil || len(p.Msg) > memoMaxMsg {
-		return pf.classifyParsed(pr, p)
+		return prefilterOf(pr).classifyParsed(pr, p)
 	}
 	mm := m.mapOf(pr, p.Level, false)
 	key := p.Msg
@@ -94,7 +93,8 @@ func (m *Memo) classify(pr *Profile, line string, repeats bool) Class {
 		c.Parsed = p
 		return c
 	}
-	c := pf.classifyParsed(pr, p)
+	// (The prefilter is looked up on a miss only: a hit needs none.)
+	c := prefilterOf(pr).classifyParsed(pr, p)
 	if access && (c.Progress != nil || c.Kernel != nil) {
 		// Their text is taken from the message, address and all.
 		return c
