@@ -26,8 +26,8 @@ const (
 
 // arena copies the lines a run keeps (read buffers are reused, and the
 // judge keeps each fed line for a while) into shared blocks: one
-// allocation per block instead of one per line, the line that cost most
-// in a dense log. A block is a strings.Builder's buffer, which it
+// allocation per block instead of one per line, which was a dense log's
+// most frequent allocation. A block is a strings.Builder's buffer, which it
 // allocates without zeroing it and only ever appends to while it has
 // room, so the strings taken from it never change; it is freed once none
 // of them is referenced. Its owner alone appends; a string from it may be
