@@ -107,3 +107,48 @@ func FuzzACAuto(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTRTHeader: cutTRTHeader matches as trtHeaderRe does.
+func FuzzTRTHeader(f *testing.F) {
+	for _, s := range []string{
+		"[TRT-LLM] [I] Starting TensorRT-LLM init.",
+		"[01/08/2026-10:00:00] [TRT-LLM] [MPI_Rank 0] [W] x",
+		"[01/08/2026-10:00:00] [TRT-LLM] [E]",
+		"[TRT-LLM] [MPI_Rank 12] [E]x",
+		"[TRT-LLM] [MPI_Rank ] [E] x",
+		"[TRT-LLM] [MPI_Rank 1][E] x",
+		"[TRT-LLM] [X] x",
+		"[01/08/2026-10:00:00][TRT-LLM] [I] x",
+		"[1/08/2026-10:00:00] [TRT-LLM] [I] x",
+		"[TRT-LLM] [V]  two spaces",
+		"[TRT-LLM] [F",
+		"[TRT-LLM]",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		stamp, rank, level, n, ok := cutTRTHeader(msg)
+		m := trtHeaderRe.Get().FindStringSubmatch(msg)
+		if ok != (m != nil) {
+			t.Fatalf("cutTRTHeader(%q) ok = %v, expression %q", msg, ok, m)
+		}
+		if ok && (stamp != m[1] || rank != m[2] || level != m[3] || n != len(m[0])) {
+			t.Fatalf("cutTRTHeader(%q) = %q %q %q %d, expression %q", msg, stamp, rank, level, n, m)
+		}
+	})
+}
+
+// FuzzLevelName: levelName is the levelNames map.
+func FuzzLevelName(f *testing.F) {
+	for k := range levelNames {
+		f.Add(k)
+	}
+	f.Add("")
+	f.Add("info")
+	f.Add("WARNINGS")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := levelName(s), levelNames[s]; got != want {
+			t.Fatalf("levelName(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

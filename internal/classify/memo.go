@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"hash/maphash"
+	"strings"
+)
 
 // Memo remembers what Classify said about the messages it saw, for one
 // goroutine (it takes no locks). A crash-looping server appends the same
@@ -24,6 +27,10 @@ type Memo struct {
 	bytes   int
 	// banners remembers BannerServer by message.
 	banners map[string]string
+	// door has a tag of each message ClassifyRepeats met once and did not
+	// keep (a slot per hash; a newer message takes the slot).
+	door []uint32
+	seed maphash.Seed
 }
 
 type memoMap struct {
@@ -56,11 +63,21 @@ const (
 func NewMemo() *Memo { return &Memo{} }
 
 // Classify is pr.Classify(line), remembered by the line's message.
-func (m *Memo) Classify(pr *Profile, line string) Class {
-	pf := prefilterOf(pr)
+func (m *Memo) Classify(pr *Profile, line string) Class { return m.classify(pr, line, false) }
+
+// ClassifyRepeats is Classify for lines whose messages are mostly one of
+// a kind (a serving server's lines carry request and task numbers): a
+// message is kept once it comes a second time, so that those met once do
+// not fill the memo and push out the ones that repeat.
+func (m *Memo) ClassifyRepeats(pr *Profile, line string) Class { return m.classify(pr, line, true) }
+
+// doorSize is the number of messages ClassifyRepeats remembers meeting.
+const doorSize = 1 << 12
+
+func (m *Memo) classify(pr *Profile, line string, repeats bool) Class {
 	p := ParseFast(line)
 	if m == nil || len(p.Msg) > memoMaxMsg {
-		return pf.classifyParsed(pr, p)
+		return prefilterOf(pr).classifyParsed(pr, p)
 	}
 	mm := m.mapOf(pr, p.Level, false)
 	key := p.Msg
@@ -76,9 +93,13 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 		c.Parsed = p
 		return c
 	}
-	c := pf.classifyParsed(pr, p)
+	// (The prefilter is looked up on a miss only: a hit needs none.)
+	c := prefilterOf(pr).classifyParsed(pr, p)
 	if access && (c.Progress != nil || c.Kernel != nil) {
 		// Their text is taken from the message, address and all.
+		return c
+	}
+	if repeats && !m.metBefore(key) {
 		return c
 	}
 	if m.entries >= memoMaxEntries || m.bytes >= memoMaxBytes {
@@ -92,6 +113,22 @@ func (m *Memo) Classify(pr *Profile, line string) Class {
 	m.entries++
 	m.bytes += len(key)
 	return c
+}
+
+// metBefore reports whether ClassifyRepeats met key before (a slot of
+// door holds its tag), and notes it as met.
+func (m *Memo) metBefore(key string) bool {
+	if m.door == nil {
+		m.door = make([]uint32, doorSize)
+		m.seed = maphash.MakeSeed()
+	}
+	h := maphash.String(m.seed, key)
+	slot, tag := h%doorSize, uint32(h>>32)|1
+	if m.door[slot] == tag {
+		return true
+	}
+	m.door[slot] = tag
+	return false
 }
 
 // BannerServer is BannerServer(msg), remembered: explain asks it of every

@@ -176,9 +176,42 @@ func FuzzMemo(f *testing.F) {
 				if got, want := m.Classify(pr, l), pr.Classify(l); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s: %q\n got %+v\nwant %+v", pr.Name, l, got, want)
 				}
+				for range 3 {
+					if got, want := m.ClassifyRepeats(pr, "x"+l), pr.Classify("x"+l); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s: repeats: %q\n got %+v\nwant %+v", pr.Name, "x"+l, got, want)
+					}
+				}
 			}
 		}
 	})
+}
+
+// TestMemoRepeats: ClassifyRepeats keeps a message the second time it
+// comes, and answers as Classify does each time.
+func TestMemoRepeats(t *testing.T) {
+	m := NewMemo()
+	lines := realShapedLog(t, 1<<18)
+	for round := range 3 {
+		for _, l := range lines {
+			if got, want := m.ClassifyRepeats(vllm, l), vllm.Classify(l); !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d: %q\n got %+v\nwant %+v", round, l, got, want)
+			}
+		}
+	}
+	m = NewMemo()
+	a := "[2026-05-19 10:00:00] slot launch_slot_: id  0 | task 41267 | processing task"
+	m.ClassifyRepeats(sglang, a)
+	if m.entries != 0 {
+		t.Errorf("a message met once: %d entries, want 0", m.entries)
+	}
+	m.ClassifyRepeats(sglang, "[2026-05-19 10:00:01] slot launch_slot_: id  0 | task 41267 | processing task")
+	if m.entries != 1 {
+		t.Errorf("a message met twice: %d entries, want 1", m.entries)
+	}
+	var none *Memo
+	if got, want := none.ClassifyRepeats(vllm, a), vllm.Classify(a); !reflect.DeepEqual(got, want) {
+		t.Errorf("nil memo: %+v, want %+v", got, want)
+	}
 }
 
 // TestMemoBannerServer: through a Memo, every line of the real-shaped log

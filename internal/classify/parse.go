@@ -57,13 +57,31 @@ var levelNames = map[string]string{
 	"CRITICAL": "critical", "F": "critical",
 }
 
+// levelName is levelNames[s] as a switch, which takes no hash of s:
+// ParseFast asks it of nearly every line.
+func levelName(s string) string {
+	switch s {
+	case "DEBUG", "TRACE", "V", "VERBOSE", "D":
+		return "debug"
+	case "INFO", "I":
+		return "info"
+	case "WARNING", "WARN", "W":
+		return "warning"
+	case "ERROR", "E":
+		return "error"
+	case "CRITICAL", "F":
+		return "critical"
+	}
+	return ""
+}
+
 // cutLlama takes llama.cpp's prefix off msg, setting p's level and stamp.
 func cutLlama(p *Parsed, msg string) string {
 	m := llamaPrefixRe.Get().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}
-	p.Level = levelNames[m[2]]
+	p.Level = levelName(m[2])
 	if m[1] != "" {
 		p.Stamp, p.StampKind = m[1], "llamacpp"
 	}

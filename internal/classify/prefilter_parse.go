@@ -19,7 +19,9 @@ import (
 func ParseFast(line string) Parsed {
 	line = ansi.Strip(line)
 	p := Parsed{Raw: line}
-	msg := strings.TrimRight(line, " \t")
+	// strings.TrimRight(line, " \t") by hand: it builds its byte set on
+	// every call.
+	msg := trimBlanksRight(line)
 	if strings.HasPrefix(msg, "(") {
 		if src, n, ok := cutVLLMProc(msg); ok {
 			p.Source = src
@@ -30,7 +32,7 @@ func ParseFast(line string) Parsed {
 	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||
 		strings.HasPrefix(msg, "DEBUG") || strings.HasPrefix(msg, "CRITICAL"):
 		if level, stamp, n, ok := cutVLLMHeader(msg); ok {
-			p.Level = levelNames[level]
+			p.Level = levelName(level)
 			p.Stamp, p.StampKind = stamp, "vllm"
 			msg = msg[n:]
 		}
@@ -50,7 +52,7 @@ func ParseFast(line string) Parsed {
 	case len(msg) > 20 && msg[4] == '-' && msg[10] == 'T':
 		if stamp, level, n, ok := cutTGIHeader(msg); ok {
 			p.Stamp, p.StampKind = stamp, "iso"
-			p.Level = levelNames[level]
+			p.Level = levelName(level)
 			msg = msg[n:]
 			// (A " rank=" that digits alone follow holds the last "=".)
 			if i := strings.LastIndexByte(msg, '=') - 5; i >= 0 && msg[i:i+6] == " rank=" && isDigits(msg[i+6:]) {
@@ -60,32 +62,28 @@ func ParseFast(line string) Parsed {
 		}
 	}
 	if strings.HasPrefix(msg, "[") {
-		var m []string
-		if mayTRT(msg) {
-			m = trtHeaderRe.Get().FindStringSubmatch(msg)
-		}
-		if m != nil {
-			if m[1] != "" {
-				p.Stamp, p.StampKind = m[1], "trtllm"
+		if stamp, rank, level, n, ok := cutTRTHeader(msg); ok {
+			if stamp != "" {
+				p.Stamp, p.StampKind = stamp, "trtllm"
 			}
-			if m[2] != "" {
-				p.Source = m[2]
+			if rank != "" {
+				p.Source = rank
 			}
-			p.Level = levelNames[m[3]]
-			msg = msg[len(m[0]):]
+			p.Level = levelName(level)
+			msg = msg[n:]
 		} else if m := mayMatch(strings.HasPrefix(msg, "[TensorRT-LLM]["), trtCppRe.Get().FindStringSubmatch, msg); m != nil {
-			p.Level = levelNames[m[1]]
+			p.Level = levelName(m[1])
 			msg = msg[len(m[0]):]
 		} else if m := mayMatch(mayGlog(msg), glogRe.Get().FindStringSubmatch, msg); m != nil {
 			if m[1] != "" && p.Source == "" {
 				p.Source = "rank" + m[1]
 			}
-			p.Level = levelNames[m[2]]
+			p.Level = levelName(m[2])
 			msg = msg[len(m[0]):]
 		}
 	}
 	if level, n, ok := cutUvicorn(msg); ok {
-		p.Level = levelNames[level]
+		p.Level = levelName(level)
 		msg = msg[n:]
 	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && isDigit(msg[0]) {
 		// llamaPrefixRe needs "X " with X one of IWED, or a leading digit.
@@ -105,6 +103,15 @@ func mayMatch(ok bool, find func(string) []string, s string) []string {
 		return nil
 	}
 	return find(s)
+}
+
+// trimBlanksRight is strings.TrimRight(s, " \t").
+func trimBlanksRight(s string) string {
+	n := len(s)
+	for n > 0 && (s[n-1] == ' ' || s[n-1] == '\t') {
+		n--
+	}
+	return s[:n]
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
@@ -397,10 +404,35 @@ func cutUvicorn(msg string) (level string, n int, ok bool) {
 	return level, n, true
 }
 
-// mayTRT: trtHeaderRe needs "[TRT-LLM] " at the start or after a
-// 22-byte "[MM/DD/YYYY-hh:mm:ss] " stamp.
-func mayTRT(msg string) bool {
-	return strings.HasPrefix(msg, "[TRT-LLM] ") || len(msg) > 22 && strings.HasPrefix(msg[22:], "[TRT-LLM] ")
+// cutTRTHeader matches trtHeaderRe,
+// `^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM\] (?:\[(MPI_Rank \d+)\] )?\[([FEWIV])\] ?`,
+// by hand: it returns the stamp, the rank and the level submatches and
+// the match's length. (A stamp or rank that is there but not followed by
+// the rest fails the match: without it, the text in its place is no
+// "[TRT-LLM] " or level.) Every TensorRT-LLM line passes here, and the
+// expression's submatches cost a backtracking run and an allocation.
+func cutTRTHeader(msg string) (stamp, rank, level string, n int, ok bool) {
+	s := msg
+	if len(s) >= 22 && s[0] == '[' && pattern(s[1:], "99/99/9999-99:99:99] ") {
+		stamp, s = s[1:20], s[22:]
+	}
+	if !strings.HasPrefix(s, "[TRT-LLM] ") {
+		return "", "", "", 0, false
+	}
+	s = s[len("[TRT-LLM] "):]
+	if strings.HasPrefix(s, "[MPI_Rank ") {
+		if d := digits(s[len("[MPI_Rank "):]); d > 0 && strings.HasPrefix(s[len("[MPI_Rank ")+d:], "] ") {
+			rank, s = s[1:len("[MPI_Rank ")+d], s[len("[MPI_Rank ")+d+2:]
+		}
+	}
+	if len(s) < 3 || s[0] != '[' || strings.IndexByte("FEWIV", s[1]) < 0 || s[2] != ']' {
+		return "", "", "", 0, false
+	}
+	level, s = s[1:2], s[3:]
+	if s != "" && s[0] == ' ' {
+		s = s[1:]
+	}
+	return stamp, rank, level, len(msg) - len(s), true
 }
 
 // mayGlog: glogRe needs "[rank" or "[" with a level letter and a digit.

@@ -201,9 +201,9 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	for range workers {
 		wg.Go(func() {
 			st := stamp.NewReader(o.Loc, o.Now)
-			memo := classify.NewMemo()
+			own := newOwn()
 			for c := range work {
-				c.judge(&o, st, memo)
+				c.judge(&o, st, own)
 			}
 		})
 	}
@@ -223,15 +223,15 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	}
 	var open *runState
 	sp := stamp.NewReader(o.Loc, o.Now)
-	memo := classify.NewMemo()
+	own := newOwn()
 	for c := range order {
 		<-c.done
-		open = c.stitch(&o, sp, memo, open, out)
+		open = c.stitch(&o, sp, own, open, out)
 		c.runs, c.open = nil, nil
 		free <- c
 	}
 	if open != nil {
-		open.use(memo)
+		open.use(own)
 		open.atLogEnd = true
 		out(open.finish())
 	}
@@ -289,10 +289,10 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 
 // judge is a worker's part: learn about the lines, then judge the runs
 // that start in the chunk on the guess that its first possible start is
-// one. st and memo are the worker's own.
-func (c *chunk) judge(o *Options, st *stamp.Reader, memo *classify.Memo) {
+// one. st and own are the worker's own.
+func (c *chunk) judge(o *Options, st *stamp.Reader, own *owned) {
 	defer close(c.done)
-	c.learn(st, memo)
+	c.learn(st, own.memo)
 	c.first = -1
 	for i := range c.meta {
 		if c.meta[i].flags&fStart != 0 {
@@ -303,17 +303,17 @@ func (c *chunk) judge(o *Options, st *stamp.Reader, memo *classify.Memo) {
 	if c.first < 0 {
 		return
 	}
-	c.open = c.walk(o, st, memo, c.first, len(c.lines), nil, func(r *Run) { c.runs = append(c.runs, r) })
+	c.open = c.walk(o, st, own, c.first, len(c.lines), nil, func(r *Run) { c.runs = append(c.runs, r) })
 }
 
 // stitch is the in-order part: the open run takes the lines before the
 // chunk's first possible start; then the guess is checked.
-func (c *chunk) stitch(o *Options, sp *stamp.Reader, memo *classify.Memo, open *runState, emit func(*Run)) *runState {
+func (c *chunk) stitch(o *Options, sp *stamp.Reader, own *owned, open *runState, emit func(*Run)) *runState {
 	head := len(c.lines)
 	if c.first >= 0 {
 		head = c.first
 	}
-	open = c.walk(o, sp, memo, 0, head, open, emit)
+	open = c.walk(o, sp, own, 0, head, open, emit)
 	if c.first < 0 {
 		return open
 	}
@@ -327,27 +327,27 @@ func (c *chunk) stitch(o *Options, sp *stamp.Reader, memo *classify.Memo, open *
 		return c.open
 	}
 	// The guess was wrong: the run goes on through the chunk.
-	return c.walk(o, sp, memo, c.first, len(c.lines), open, emit)
+	return c.walk(o, sp, own, c.first, len(c.lines), open, emit)
 }
 
 // walk judges lines [from, to) as the continuation of st (nil: a run
-// starts at from) and returns the run open at to. sp and memo belong to
+// starts at from) and returns the run open at to. sp and own belong to
 // the calling goroutine: a run started by a worker may go on in the
 // stitcher.
-func (c *chunk) walk(o *Options, sp *stamp.Reader, memo *classify.Memo, from, to int, st *runState, finish func(*Run)) *runState {
+func (c *chunk) walk(o *Options, sp *stamp.Reader, own *owned, from, to int, st *runState, finish func(*Run)) *runState {
 	seg := from // where st's lines in this chunk start
 	if st != nil {
-		st.use(memo)
+		st.use(own)
 	}
 	for i := from; i < to; i++ {
 		if st == nil {
-			st = newRun(o.Server, &c.lines[i], c.t0(i, sp), memo)
+			st = newRun(o.Server, &c.lines[i], c.t0(i, sp), own)
 			seg = i
 		} else if c.accepts(st, i, sp) {
 			c.keepTail(st, seg, i, sp)
 			c.settle(st, seg, i, sp)
 			finish(st.finish())
-			st = newRun(o.Server, &c.lines[i], c.t0(i, sp), memo)
+			st = newRun(o.Server, &c.lines[i], c.t0(i, sp), own)
 			seg = i
 		}
 		if st.idle() {

@@ -1,9 +1,8 @@
 package explain
 
 import (
-	"fmt"
-	"io"
-	"strings"
+	"bufio"
+	"strconv"
 	"time"
 
 	"vigil/internal/life"
@@ -54,12 +53,12 @@ type lifeTail struct {
 	lastNo int64
 }
 
-func (lt *lifeTail) push(no int64, text string, t int64) {
+func (lt *lifeTail) push(a *arena, no int64, text string, t int64) {
 	if no <= lt.lastNo {
 		return
 	}
 	lt.lastNo = no
-	lt.lines[lt.n%tailSize] = tailLine{no: no, text: strings.Clone(text), t: t}
+	lt.lines[lt.n%tailSize] = tailLine{no: no, text: a.clone(text), t: t}
 	lt.n++
 }
 
@@ -83,7 +82,7 @@ func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
 			m.stamp = sp.Of(l.Text)
 			m.flags |= fStamped
 		}
-		st.tail.push(l.No, l.Text, m.stamp)
+		st.tail.push(st.text, l.No, l.Text, m.stamp)
 	}
 }
 
@@ -133,38 +132,56 @@ func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 }
 
 // lifeText is the text form's after-ready lines.
-func lifeText(b io.Writer, a *AfterReady) {
+func lifeText(b *bufio.Writer, a *AfterReady) {
 	if a == nil {
 		return
 	}
-	after := ""
-	if a.Timed {
-		after = " after " + lifeDur(a.After)
+	after := func() {
+		if a.Timed {
+			b.WriteString(" after ")
+			b.Write(appendLifeDur(b.AvailableBuffer(), a.After))
+		}
 	}
 	switch a.How {
 	case LifeDied:
-		fmt.Fprintf(b, "  after ready  died%s: %s: %s\n", after, a.Cause, a.Summary)
+		b.WriteString("  after ready  died")
+		after()
+		b.WriteString(": ")
+		b.WriteString(string(a.Cause))
+		b.WriteString(": ")
+		b.WriteString(a.Summary)
+		b.WriteString("\n")
 		for _, e := range a.Evidence {
-			fmt.Fprintf(b, "    %s\n", e)
+			b.WriteString("    ")
+			b.WriteString(e)
+			b.WriteString("\n")
 		}
 	case LifeServing:
 		if a.Timed {
-			fmt.Fprintf(b, "  after ready  still serving at the end of the log, %s after ready\n", lifeDur(a.After))
+			b.WriteString("  after ready  still serving at the end of the log, ")
+			b.Write(appendLifeDur(b.AvailableBuffer(), a.After))
+			b.WriteString(" after ready\n")
 		} else {
-			fmt.Fprintf(b, "  after ready  still serving at the end of the log\n")
+			b.WriteString("  after ready  still serving at the end of the log\n")
 		}
 	default:
-		fmt.Fprintf(b, "  after ready  ended%s without a word of why; the next start followed\n", after)
+		b.WriteString("  after ready  ended")
+		after()
+		b.WriteString(" without a word of why; the next start followed\n")
 	}
 }
 
-// lifeDur is a life's length: to the minute once it is hours long.
-func lifeDur(d time.Duration) string {
+// appendLifeDur appends a life's length: to the minute once it is hours
+// long.
+func appendLifeDur(b []byte, d time.Duration) []byte {
 	if d < time.Hour {
-		return fmtDur(d)
+		return appendDur(b, d)
 	}
 	m := int64(d / time.Minute)
-	return fmt.Sprintf("%dh%dm", m/60, m%60)
+	b = strconv.AppendInt(b, m/60, 10)
+	b = append(b, 'h')
+	b = strconv.AppendInt(b, m%60, 10)
+	return append(b, 'm')
 }
 
 // jsonLife is the --json form of AfterReady.

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -19,51 +17,83 @@ func WriteText(w io.Writer, r *Run) error {
 	if !ok {
 		b = bufio.NewWriter(w)
 	}
-	fmt.Fprintf(b, "run %d", r.Index)
+	// (Written piece by piece, not with fmt: the stitcher writes every
+	// run, and fmt's formatting was most of what it spent on a dense log.)
+	b.WriteString("run ")
+	writeInt(b, int64(r.Index))
 	server := r.Server
 	if server == "" {
 		server = "unknown server"
 	}
-	fmt.Fprintf(b, "  %s", server)
+	b.WriteString("  ")
+	b.WriteString(server)
 	if r.Timed {
-		fmt.Fprintf(b, "  %s -> %s (%s)", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), fmtDur(r.End.Sub(r.Start)))
+		b.WriteString("  ")
+		b.Write(r.Start.AppendFormat(b.AvailableBuffer(), "2006-01-02 15:04:05"))
+		b.WriteString(" -> ")
+		b.Write(r.End.AppendFormat(b.AvailableBuffer(), "15:04:05"))
+		b.WriteString(" (")
+		b.Write(appendDur(b.AvailableBuffer(), r.End.Sub(r.Start)))
+		b.WriteString(")")
 	}
-	fmt.Fprintf(b, "  lines %d-%d\n", r.FirstLine, r.FirstLine+r.Lines-1)
+	b.WriteString("  lines ")
+	writeInt(b, r.FirstLine)
+	b.WriteString("-")
+	writeInt(b, r.FirstLine+r.Lines-1)
+	b.WriteString("\n")
 	switch r.Verdict {
 	case "":
-		fmt.Fprintf(b, "  verdict   none: ended in phase %s\n", r.Phase)
+		b.WriteString("  verdict   none: ended in phase ")
+		b.WriteString(string(r.Phase))
 	case "failed":
-		fmt.Fprintf(b, "  verdict   failed: %s in phase %s\n", r.Cause, r.Phase)
+		b.WriteString("  verdict   failed: ")
+		b.WriteString(string(r.Cause))
+		b.WriteString(" in phase ")
+		b.WriteString(string(r.Phase))
 	default:
-		fmt.Fprintf(b, "  verdict   %s\n", r.Verdict)
+		b.WriteString("  verdict   ")
+		b.WriteString(string(r.Verdict))
 	}
-	fmt.Fprintf(b, "  summary   %s\n", r.Summary)
+	b.WriteString("\n  summary   ")
+	b.WriteString(r.Summary)
+	b.WriteString("\n")
 	lifeText(b, r.Life)
 	if len(r.Phases) > 0 {
-		var ps []string
-		for _, p := range mergePhases(r.Phases) {
+		b.WriteString("  phases    ")
+		for i, p := range mergePhases(r.Phases) {
+			if i > 0 {
+				b.WriteString(" > ")
+			}
+			b.WriteString(string(p.Name))
 			if p.Timed {
-				ps = append(ps, fmt.Sprintf("%s %s", p.Name, fmtDur(time.Duration(p.Seconds*float64(time.Second)))))
-			} else {
-				ps = append(ps, string(p.Name))
+				b.WriteString(" ")
+				b.Write(appendDur(b.AvailableBuffer(), time.Duration(p.Seconds*float64(time.Second))))
 			}
 		}
-		fmt.Fprintf(b, "  phases    %s\n", strings.Join(ps, " > "))
+		b.WriteString("\n")
 	}
 	if len(r.Evidence) > 0 {
 		b.WriteString("  evidence\n")
 		for _, e := range r.Evidence {
-			fmt.Fprintf(b, "    %s\n", e)
+			b.WriteString("    ")
+			b.WriteString(e)
+			b.WriteString("\n")
 		}
 	}
 	if r.Hint != "" {
-		fmt.Fprintf(b, "  hint      %s\n", r.Hint)
+		b.WriteString("  hint      ")
+		b.WriteString(r.Hint)
+		b.WriteString("\n")
 	}
 	if !ok {
 		return b.Flush()
 	}
 	_, err := b.Write(nil) // the writer's first error, kept once it failed
 	return err
+}
+
+func writeInt(b *bufio.Writer, n int64) {
+	b.Write(strconv.AppendInt(b.AvailableBuffer(), n, 10))
 }
 
 // jsonRun is the --json form of a run: one object per line.
@@ -146,14 +176,20 @@ func (pl phaseList) MarshalJSON() ([]byte, error) {
 // mergePhases adds up the time of a phase the run entered twice
 // (llama.cpp goes back to loading weights for its projector).
 func mergePhases(ps []Phase) []Phase {
-	var out []Phase
-	at := map[string]int{}
+	// (A run has a dozen phases at most: a search of what is merged so
+	// far costs less than a map per run.)
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]Phase, 0, len(ps))
+next:
 	for _, p := range ps {
-		if i, ok := at[string(p.Name)]; ok {
-			out[i].Seconds += p.Seconds
-			continue
+		for i := range out {
+			if out[i].Name == p.Name {
+				out[i].Seconds += p.Seconds
+				continue next
+			}
 		}
-		at[string(p.Name)] = len(out)
 		out = append(out, p)
 	}
 	return out

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,8 +69,10 @@ type runState struct {
 	readyLine int64
 	tail      *lifeTail // (made once there is a ready line: most runs of a crash loop never have one)
 	atLogEnd  bool
-	// memo is the classifier memo of the goroutine judging the run now.
+	// memo is the classifier memo of the goroutine judging the run now,
+	// text its arena for the lines the run keeps.
 	memo *classify.Memo
+	text *arena
 	// tickedAt is the time of the latest tick, and still is set while
 	// nothing was fed to the judge since (tick).
 	tickedAt time.Time
@@ -78,14 +81,15 @@ type runState struct {
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
 // start (the first stamp near its start, or a fixed time when unstamped).
-func newRun(server string, first *logline.Span, t0 int64, memo *classify.Memo) *runState {
+func newRun(server string, first *logline.Span, t0 int64, own *owned) *runState {
 	st := &runState{off: first.Off, first: first.No, last: first.No}
 	st.t0 = time.Unix(0, t0)
 	st.t = t0
 	// Offline the health answers are those of the access log, and the
-	// readiness rules take their offline numbers.
-	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness, NoConfig: true}, st.t0)
-	st.use(memo)
+	// readiness rules take their offline numbers; a run's bars are only
+	// counted.
+	st.j = judge.New(judge.Config{Server: server, Readiness: judge.LogReadiness, NoConfig: true, NoProgressEvents: true}, st.t0)
+	st.use(own)
 	st.server = st.j.Server()
 	st.prof = classify.Lookup(st.server)
 	st.spans = []observe.PhaseSpan{{Phase: v.Launch, Start: st.t0}}
@@ -93,11 +97,11 @@ func newRun(server string, first *logline.Span, t0 int64, memo *classify.Memo) *
 	return st
 }
 
-// use makes the run classify through memo, the memo of the goroutine
-// that judges it from now on.
-func (st *runState) use(memo *classify.Memo) {
-	st.memo = memo
-	st.j.UseMemo(memo)
+// use makes the run classify through the memo of the goroutine that
+// judges it from now on, and copy lines into its arena.
+func (st *runState) use(own *owned) {
+	st.memo, st.text = own.memo, &own.text
+	st.j.UseMemo(own.memo)
 }
 
 func (st *runState) now() time.Time { return time.Unix(0, st.t) }
@@ -133,7 +137,7 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 		st.stampAt(t)
 	}
 	if m.flags&fDied != 0 && !st.died {
-		st.died, st.diedLine = true, strings.Clone(l.Text)
+		st.died, st.diedLine = true, st.text.clone(l.Text)
 	}
 	if st.result != nil {
 		return
@@ -142,12 +146,12 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 		return
 	}
 	if m.flags&fBanner != 0 && len(st.banners) < 4 {
-		st.banners = append(st.banners, strings.Clone(m.banner))
+		st.banners = append(st.banners, st.text.clone(m.banner))
 	}
 	// The line's text lives in a read buffer that is reused: whatever
 	// keeps it (the judge, the evidence ring) gets a copy.
-	text := strings.Clone(l.Text)
-	if strings.TrimSpace(text) != "" && st.j.Phase() != v.PhaseReady {
+	text := st.text.clone(l.Text)
+	if !logline.Blank(text) && st.j.Phase() != v.PhaseReady {
 		// (After the ready line, while the judge waits for health
 		// answers, the lines are the life after ready's.)
 		st.ring[st.ringN%ringSize] = text
@@ -206,22 +210,25 @@ func (st *runState) took(r *observe.Result) bool {
 // drain takes the judge's events: phases, the server kind, the first
 // fatal line.
 func (st *runState) drain() {
-	for _, e := range st.j.Events() {
-		switch d := e.Data.(type) {
-		case observe.PhaseChange:
-			if len(st.spans) < maxSpans {
-				st.spans = append(st.spans, observe.PhaseSpan{Phase: v.Phase(d.Phase), Start: e.At})
-			}
-		case observe.ServerSeen:
-			st.server = st.j.Server()
-			st.prof = classify.Lookup(st.server)
-		case observe.Failing:
-			if st.fatal == 0 {
-				st.fatal = st.last
-			}
-		case observe.ReadyLine:
-			st.readyLine = st.last
+	st.j.DrainEvents(st.take)
+}
+
+// take takes one of the judge's events.
+func (st *runState) take(e observe.Event) {
+	switch d := e.Data.(type) {
+	case observe.PhaseChange:
+		if len(st.spans) < maxSpans {
+			st.spans = append(st.spans, observe.PhaseSpan{Phase: v.Phase(d.Phase), Start: e.At})
 		}
+	case observe.ServerSeen:
+		st.server = st.j.Server()
+		st.prof = classify.Lookup(st.server)
+	case observe.Failing:
+		if st.fatal == 0 {
+			st.fatal = st.last
+		}
+	case observe.ReadyLine:
+		st.readyLine = st.last
 	}
 }
 
@@ -274,7 +281,7 @@ func (st *runState) endsInError() bool {
 		if l[0] == ' ' || l[0] == '\t' {
 			continue
 		}
-		c := st.prof.Classify(l)
+		c := st.memo.Classify(st.prof, l)
 		if c.Benign {
 			continue
 		}
@@ -313,7 +320,7 @@ func (st *runState) acceptsBanner(b string) bool {
 	if len(st.banners) == 0 {
 		return false
 	}
-	if s := classify.BannerServer(b); st.server != "" && s != "" && s != st.server {
+	if s := st.memo.BannerServer(b); st.server != "" && s != "" && s != st.server {
 		return true // another server starts
 	}
 	if classify.StartsOf(st.server).OneBanner {
@@ -489,11 +496,15 @@ func clip(s string, n int) string {
 	return strings.Clone(s[:n]) + "…"
 }
 
-func fmtDur(d time.Duration) string {
+func fmtDur(d time.Duration) string { return string(appendDur(nil, d)) }
+
+// appendDur appends fmtDur(d) to b.
+func appendDur(b []byte, d time.Duration) []byte {
 	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
+		// (fmt's "%.1f" is strconv's 'f' with precision 1.)
+		return append(strconv.AppendFloat(b, d.Seconds(), 'f', 1, 64), 's')
 	}
-	return d.Round(time.Second).String()
+	return append(b, d.Round(time.Second).String()...)
 }
 
 func orServer(s string) string {

@@ -97,6 +97,10 @@ type Config struct {
 	// something here needs it (Expect, LastGood, Learned). Result.Config,
 	// Important and Fingerprint are empty then, and no ConfigSeen comes.
 	NoConfig bool
+	// NoProgressEvents: the caller reads no Progress events (explain,
+	// which drains after every line of a log full of bars), so none is
+	// made. Progress still holds the latest bar.
+	NoProgressEvents bool
 }
 
 // Settle is how long the log must be quiet after a fatal line before the
@@ -313,6 +317,18 @@ func (j *Judge) Events() []observe.Event {
 	return ev
 }
 
+// DrainEvents calls fn with each event since the last call, in order,
+// and forgets them, keeping their array for the next ones: for a caller
+// that drains after every line (explain), where a new array each time was
+// one allocation per line with an event. fn must not feed the judge.
+func (j *Judge) DrainEvents(fn func(observe.Event)) {
+	for _, e := range j.events {
+		fn(e)
+	}
+	clear(j.events)
+	j.events = j.events[:0]
+}
+
 // Line feeds one line of output read at now.
 func (j *Judge) Line(l logline.Line, now time.Time) {
 	if j.result != nil {
@@ -344,7 +360,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Progress != nil {
 		p := *c.Progress
 		j.progress = &p
-		j.emit(now, observe.Progress{Desc: p.Desc, Done: p.Done, Total: p.Total, Percent: p.Percent, Rate: p.Rate, ETA: p.ETA})
+		if !j.cfg.NoProgressEvents {
+			j.emit(now, observe.Progress{Desc: p.Desc, Done: p.Done, Total: p.Total, Percent: p.Percent, Rate: p.Rate, ETA: p.ETA})
+		}
 	}
 	if l.Partial {
 		j.partial = l
@@ -359,7 +377,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 			j.configChanged(now)
 		}
 	}
-	if strings.TrimSpace(c.Msg) != "" && c.Progress == nil {
+	if !logline.Blank(c.Msg) && c.Progress == nil {
 		j.lastMeaning = c.Raw
 		if j.recent == nil {
 			j.recent = make([]shownLine, 0, 65)
@@ -394,13 +412,13 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		// The errors a wrapper line announces follow it indented by two
 		// spaces (pydantic); read them without the indent, which
 		// otherwise marks a traceback's source line.
-		c.Failure = j.prof.Classify(c.Msg[2:]).Failure
+		c.Failure = j.memo.Classify(j.prof, c.Msg[2:]).Failure
 	}
 	if c.Failure != nil || c.Exception || c.Traceback {
 		j.lastErrAt = now
 		j.lastErrSrc = source
 	}
-	if c.IsError() && len(j.errLines) < maxErrLines && strings.TrimSpace(c.Msg) != "" {
+	if c.IsError() && len(j.errLines) < maxErrLines && !logline.Blank(c.Msg) {
 		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
 	}
 	if c.Failure == nil && !c.Exception {
@@ -430,8 +448,13 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 // more (ending in ':'), the blank line between chained tracebacks, or an
 // unterminated line.
 func evidenceOpen(l logline.Line, msg string) bool {
-	t := strings.TrimRight(msg, " \t\r")
-	return l.Partial || t == "" || strings.HasSuffix(t, ":") || strings.HasPrefix(msg, " ") || strings.HasPrefix(msg, "\t")
+	// strings.TrimRight(msg, " \t\r") by hand: it builds its set on
+	// every call, and this runs on every line.
+	n := len(msg)
+	for n > 0 && (msg[n-1] == ' ' || msg[n-1] == '\t' || msg[n-1] == '\r') {
+		n--
+	}
+	return l.Partial || n == 0 || msg[n-1] == ':' || msg[0] == ' ' || msg[0] == '\t'
 }
 
 func (j *Judge) sayUp(now time.Time) {
@@ -709,7 +732,9 @@ func (j *Judge) decide(now time.Time) *observe.Result {
 	}
 	// After its ready line a server idles by design; the health rules
 	// above decide from there.
-	if now.Sub(j.lastProgress) >= j.cfg.StallAfter && j.cfg.StallAfter > 0 && j.smokeState == 0 && !j.readyLine {
+	// (The time is read last: without a stall window, as offline, this
+	// runs after every line for nothing.)
+	if j.cfg.StallAfter > 0 && j.smokeState == 0 && !j.readyLine && now.Sub(j.lastProgress) >= j.cfg.StallAfter {
 		if len(j.signals) > 0 && j.hasCause() {
 			return j.failure(now)
 		}

@@ -166,7 +166,8 @@ func (lj *Judge) Line(text string, now time.Time) string {
 		}
 		return ""
 	}
-	c := lj.memo.Classify(lj.profile, text)
+	// (A served request's lines are mostly one of a kind.)
+	c := lj.memo.ClassifyRepeats(lj.profile, text)
 	if c.Benign {
 		return ""
 	}

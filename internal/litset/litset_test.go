@@ -123,3 +123,19 @@ func TestNewGroups(t *testing.T) {
 		}
 	}
 }
+
+// FuzzScan compares Scan with strings.Contains, on literals that start
+// with bytes common and rare in log text (Scan passes over the bytes
+// that start none without the table).
+func FuzzScan(f *testing.F) {
+	lits := []string{"atchdog timeout (", "EngineDeadError", "Engine loop has died", "Shard ", "aab", "ab", "b", " x", "\xff\x00"}
+	s := New(lits...)
+	for _, text := range []string{"", "a", "Shard 1 crashed", "xxaabx", "Watchdog timeout (", "EngineDeadErro", "\xff\x00", "abc x"} {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := s.Scan(text), contains(lits, text); got != want {
+			t.Fatalf("Scan(%q) = %b, want %b", text, got, want)
+		}
+	})
+}

@@ -88,3 +88,21 @@ func (s *Splitter) send(emit func(Line)) {
 	}
 	clear(s.spans)
 }
+
+// Blank reports whether s is empty or white space: strings.TrimSpace(s)
+// == "", without trimming both ends (the judge asks it of every line, and
+// nearly every line's first byte answers).
+func Blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80:
+			return strings.TrimSpace(s[i:]) == ""
+		case !asciiSpace[c]:
+			return false
+		}
+	}
+	return true
+}
+
+// asciiSpace is unicode.IsSpace for the ASCII bytes.
+var asciiSpace = [128]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
