@@ -33,7 +33,7 @@ import (
 )
 
 // copierName is the copier's argv[0] (and, through prctl, its comm): what
-// ps shows beside the server.
+// ps shows beside the server, and what procfind.CopierComm looks for.
 const copierName = "vigil-logcopy"
 
 // copierEnv marks the copier's environment, with its name: a binary

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"vigil/internal/procfind"
 )
 
 // startCopier starts a copier into log and hands the test the writer the
@@ -285,4 +287,15 @@ func TestSyncWaitsForWhatThePipeHolds(t *testing.T) {
 	}
 	// A sync after the end returns at once.
 	c.Sync(context.Background())
+}
+
+// procfind knows the copier by its command name, to see through it to the
+// server that writes into its pipe.
+func TestProcfindKnowsTheCopiersName(t *testing.T) {
+	if copierName != procfind.CopierComm {
+		t.Errorf("the copier is named %q, procfind looks for %q", copierName, procfind.CopierComm)
+	}
+	if len(copierName) > 15 {
+		t.Errorf("%q is longer than a comm (15 bytes)", copierName)
+	}
 }
