@@ -95,35 +95,34 @@ func Start(log *os.File) (*Copier, error) {
 	if unsupported != nil {
 		return nil, unsupported
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	// Everything opened here is closed if the copier cannot be started;
+	// the copier's own ends are closed here once it has them.
+	var opened []*os.File
+	closeAll := func() {
+		for _, f := range opened {
+			f.Close()
+		}
 	}
+	var ends [3][2]*os.File // output, reports, syncs: read and write ends
+	for i := range ends {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		ends[i] = [2]*os.File{r, w}
+		opened = append(opened, r, w)
+	}
+	r, w := ends[0][0], ends[0][1]
+	rr, rw := ends[1][0], ends[1][1]
+	sr, sw := ends[2][0], ends[2][1]
 	setPipeSize(w)
-	rr, rw, err := os.Pipe()
-	if err != nil {
-		r.Close()
-		w.Close()
-		return nil, err
-	}
-	sr, sw, err := os.Pipe()
-	if err != nil {
-		r.Close()
-		w.Close()
-		rr.Close()
-		rw.Close()
-		return nil, err
-	}
 	tail, err := newTailFile()
 	if err != nil {
-		r.Close()
-		w.Close()
-		rr.Close()
-		rw.Close()
-		sr.Close()
-		sw.Close()
+		closeAll()
 		return nil, err
 	}
+	opened = append(opened, tail)
 	cmd := &exec.Cmd{
 		Path: "/proc/self/exe",
 		Args: []string{copierName},
@@ -139,16 +138,12 @@ func Start(log *os.File) (*Copier, error) {
 		// timeout(1)'s kill) does not reach it.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	err = cmd.Start()
-	r.Close()
-	rw.Close()
-	sr.Close()
-	if err != nil {
-		w.Close()
-		rr.Close()
-		sw.Close()
-		tail.Close()
+	if err := cmd.Start(); err != nil {
+		closeAll()
 		return nil, fmt.Errorf("starting the log copier: %w", err)
+	}
+	for _, f := range []*os.File{r, rw, sr} {
+		f.Close()
 	}
 	c := &Copier{cmd: cmd, w: w, sync: sw, tail: tail, ended: make(chan struct{}), answered: make(chan struct{})}
 	go c.readReports(rr)
