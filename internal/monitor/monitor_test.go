@@ -123,18 +123,18 @@ func writeLog(t *testing.T, lines ...string) string {
 	return path
 }
 
-// leftover counts the goroutines running the monitor's code, other than a
-// test's own: goleak's check, narrowed to this package.
-func leftover() int {
+// leftover lists the stacks of the goroutines running the monitor's code,
+// other than a test's own: goleak's check, narrowed to this package.
+func leftover() []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
+	var left []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if strings.Contains(g, "vigil/internal/monitor.") && !strings.Contains(g, "vigil/internal/monitor.Test") {
-			n++
+			left = append(left, g)
 		}
 	}
-	return n
+	return left
 }
 
 func deps(proc string, rt http.RoundTripper) Deps {
@@ -163,8 +163,12 @@ func TestRunJoinsEverySource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := leftover(); n != 0 {
-			t.Errorf("%d of the monitor's goroutines still run after Run", n)
+		// A joined goroutine signals its end (a deferred close, Done)
+		// just before it returns: let such ones finish; any left then is
+		// blocked for good.
+		synctest.Wait()
+		if left := leftover(); len(left) != 0 {
+			t.Errorf("%d of the monitor's goroutines still run after Run:\n%s", len(left), strings.Join(left, "\n\n"))
 		}
 		if out.Result.Verdict != v.Ready {
 			t.Fatalf("verdict %s (%s), want ready", out.Result.Verdict, out.Result.Summary)
@@ -200,8 +204,8 @@ func TestRunCancelledJoinsEverySource(t *testing.T) {
 			t.Fatal("Run returned no error on a cancelled context")
 		}
 		synctest.Wait() // the canceller itself returns
-		if n := leftover(); n != 0 {
-			t.Errorf("%d of the monitor's goroutines still run after Run", n)
+		if left := leftover(); len(left) != 0 {
+			t.Errorf("%d of the monitor's goroutines still run after Run:\n%s", len(left), strings.Join(left, "\n\n"))
 		}
 	})
 }
