@@ -35,6 +35,7 @@ func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
 	flag.Parse()
+	raiseParallel()
 	if testing.Short() {
 		return m.Run() // every test skips itself in -short mode
 	}
@@ -57,6 +58,19 @@ func testMain(m *testing.M) int {
 	}
 	vigilBin = bin
 	return m.Run()
+}
+
+// raiseParallel lets more parallel tests run at once than -parallel's
+// default (GOMAXPROCS, 2 in CI) unless the flag was given: these tests
+// mostly sleep through scripted startups, and what bounds them is the
+// session slots each takes (slots). Two more than the slots leave room for
+// parents waiting on their subtests and for tests between sessions.
+func raiseParallel() {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(cap(slots)+2))
+	}
 }
 
 // goCommand finds the go command: on $PATH, else under $GOROOT.

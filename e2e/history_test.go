@@ -24,6 +24,7 @@ func playArgs(t *testing.T, scenario string, port int, vigilArgs []string, argv 
 // shows an ETA per phase and learns its --timeout and --stall-after, and
 // `vigil history --json` lists all three with their phases and config.
 func TestHistoryBuildsETAAndLearnedWindows(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	takeSlot(t)
 	sb := newSandbox(t)
@@ -119,6 +120,7 @@ func TestHistoryBuildsETAAndLearnedWindows(t *testing.T) {
 // compared with what the first start printed of the same settings, not
 // with its whole fingerprint.
 func TestSecondVLLMStartGetsAnETA(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	takeSlot(t)
 	sb := newSandbox(t)

@@ -95,6 +95,8 @@ func memberEvents(t *testing.T, stdout string) (event, map[string]event) {
 }
 
 func TestHostsRunTwoNodesReady(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"}, sshtest.HostOptions{Name: "node1"})
 	dir := twoHostDir(t, [2]string{
 		"e2e/testdata/scenarios/sglang-multinode-node0-ready.json",
@@ -145,6 +147,8 @@ func TestHostsRunTwoNodesReady(t *testing.T) {
 }
 
 func TestHostsRunRendezvousUnreachable(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"}, sshtest.HostOptions{Name: "node1"})
 	dir := twoHostDir(t, [2]string{
 		// node 0 waits for node 1 at the rendezvous it never reaches.
@@ -177,6 +181,8 @@ func TestHostsRunRendezvousUnreachable(t *testing.T) {
 }
 
 func TestHostsRunNode0DiesNode1Hangs(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"}, sshtest.HostOptions{Name: "node1"})
 	dir := twoHostDir(t, [2]string{
 		"testdata/scenarios/sglang-crash-segfault-tokenizer.json",
@@ -206,6 +212,8 @@ func TestHostsRunNode0DiesNode1Hangs(t *testing.T) {
 // watch --hosts judges members started elsewhere from their logs, one
 // --log PATH with {host} filled in per host, and never signals them.
 func TestHostsWatchTwoLogs(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"}, sshtest.HostOptions{Name: "node1"})
 	dir := twoHostDir(t, [2]string{
 		"e2e/testdata/scenarios/sglang-multinode-node0-ready.json",
@@ -242,6 +250,8 @@ func TestHostsWatchTwoLogs(t *testing.T) {
 
 // A startup judged with --ssh is in the local history with its host.
 func TestHostsSSHRunRecordsTheHost(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"})
 	state := filepath.Join(t.TempDir(), "state")
 	if code, out, errs := vigilHosts(t, n, state, runArgs(t, "node0", "e2e/testdata/scenarios/sglang-quick-ready.json")...); code != 0 {

@@ -12,6 +12,7 @@ import (
 // mid-run: no stale copies of the status line stay on screen), and the
 // verdict is one clean line.
 func TestLiveViewInTmux(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")

@@ -11,6 +11,7 @@ import (
 // tuned and default kernel configs and the DeepGEMM accuracy warning, and
 // the second start's names the backend flag that changed since the first.
 func TestPulseKernelsWarningsAndDrift(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	takeSlot(t)
 	sb := newSandbox(t)

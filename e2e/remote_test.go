@@ -135,6 +135,8 @@ func verdictOf(t *testing.T, res *remote.Result) event {
 // The transport alone: plain `ssh host vigil watch --json`, with the
 // server started on the host, streams vigil's NDJSON back line by line.
 func TestRemoteSSHStreamsWatchJSON(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"})
 	h := n.Host("node0")
 	dir := t.TempDir()
@@ -172,6 +174,8 @@ func TestRemoteSSHStreamsWatchJSON(t *testing.T) {
 }
 
 func TestRemoteRunReady(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"})
 	c := connectHost(t, n, "node0")
 	if !c.Pushed {
@@ -199,6 +203,8 @@ func TestRemoteRunReady(t *testing.T) {
 }
 
 func TestRemoteRunFailureStopsServer(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"})
 	c := connectHost(t, n, "node0")
 	spec, pidfile := runSpec(t, "testdata/scenarios/llamacpp-gpu-oom-cudamalloc-70b.json")
@@ -221,6 +227,8 @@ func TestRemoteRunFailureStopsServer(t *testing.T) {
 // A dropped connection is not a server failure: the remote vigil goes on,
 // judges the startup and stops the failed server by itself.
 func TestRemoteRunSurvivesDroppedConnection(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"})
 	c := connectHost(t, n, "node0")
 	spec, pidfile := runSpec(t, "testdata/scenarios/trtllm-gpu-oom-kv-cache-executor-qwen3-32b.json")
@@ -265,6 +273,8 @@ func TestRemoteRunSurvivesDroppedConnection(t *testing.T) {
 }
 
 func TestRemoteConnectErrors(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t,
 		sshtest.HostOptions{Name: "arm", FakeTools: map[string]string{"uname": "echo Linux aarch64"}},
 		sshtest.HostOptions{Name: "down", NoSSHD: true})
@@ -361,6 +371,8 @@ func twoNodes(t *testing.T, files [2]string) multinode.Whole {
 }
 
 func TestRemoteTwoNodesRendezvousUnreachable(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	w := twoNodes(t, [2]string{
 		"testdata/scenarios/trtllm-ready-first-download-fetching-bar-cr-only.json", // node 0 takes its time
 		"testdata/scenarios/sglang-multinode-node1-dist-init-addr-unreachable-timeout.json",
@@ -374,6 +386,8 @@ func TestRemoteTwoNodesRendezvousUnreachable(t *testing.T) {
 }
 
 func TestRemoteTwoNodesNode0DiesNode1Hangs(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	w := twoNodes(t, [2]string{
 		"testdata/scenarios/sglang-crash-segfault-tokenizer.json",
 		"testdata/scenarios/shared/vllm-stall-nccl-init-tp8.json",

@@ -81,6 +81,7 @@ func leaks(where, text string) []string {
 // the server's own log aside: it holds the server's bytes as written), and
 // what `vigil history` prints. None may appear.
 func TestPlantedSecretsNeverShow(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	takeSlot(t)
 	sb := newSandbox(t)

@@ -51,6 +51,8 @@ func runArgs(t *testing.T, host, file string, extra ...string) []string {
 // `vigil run --ssh HOST` shows the remote startup here, for people and
 // as NDJSON with the host in every event, and exits as the remote vigil.
 func TestSSHFlagRun(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"}, sshtest.HostOptions{Name: "down", NoSSHD: true})
 	t.Run("text", func(t *testing.T) {
 		code, out, errs := vigilSSH(t, n, runArgs(t, "node0", "e2e/testdata/scenarios/sglang-quick-ready.json")...)

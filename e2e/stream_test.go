@@ -18,6 +18,7 @@ import (
 // the stream starts with (kubectl logs -f of a restarted container) is cut
 // off by the run-start rules.
 func TestWatchAStream(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	root := repoRoot(t)
 	scen := func(name string) string { return filepath.Join(root, "testdata", "scenarios", "shared", name+".json") }

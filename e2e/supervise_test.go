@@ -139,6 +139,7 @@ func lifeEvent(stdout []byte) map[string]any {
 }
 
 func TestSuperviseUnderSystemd(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	t.Run("a slow but progressing load survives a short start timeout, then a crash after ready", func(t *testing.T) {
 		t.Parallel()
@@ -221,6 +222,8 @@ func TestSuperviseUnderSystemd(t *testing.T) {
 // TestSupervisedStartInPrometheus scrapes a real supervised start with
 // Debian's prometheus and reads the phase and the startup seconds back.
 func TestSupervisedStartInPrometheus(t *testing.T) {
+	t.Parallel()
+	takeSlot(t)
 	needVigil(t)
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -323,6 +326,7 @@ func startProm(t *testing.T, bin, target string) prom {
 // TestWatchFollowSeesCrash: watch --follow keeps judging after ready and
 // names a crash hours later as supervise does, without signalling.
 func TestWatchFollowSeesCrash(t *testing.T) {
+	t.Parallel()
 	needVigil(t)
 	takeSlot(t)
 	sb := newSandbox(t)
