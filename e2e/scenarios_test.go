@@ -72,8 +72,9 @@ type scenarioResult struct {
 //
 // Cases run concurrently, at most len(slots) at once, longest first so the
 // whole suite takes about (total time / slots). The subtests are started
-// from goroutines rather than with t.Parallel, whose concurrency -parallel
-// caps at GOMAXPROCS (2 in CI) however much of the time the cases sleep.
+// from goroutines rather than with t.Parallel, so that a -parallel given on
+// the command line (say, the core count) does not cap them: the cases
+// mostly sleep.
 func TestScenarios(t *testing.T) {
 	needVigil(t)
 	t.Parallel()
