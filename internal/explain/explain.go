@@ -464,7 +464,11 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 		} else if ticking && loose < 0 {
 			loose = i
 		}
-		if classify.MayBeBanner(l.Text) {
+		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(l.Text) {
+			// A bar's state between its first and its last: no banner (half
+			// of a dense log's lines are such redraws).
+			m.flags |= fSkip
+		} else if classify.MayBeBanner(l.Text) {
 			if msg := classify.ParseFast(l.Text).Msg; memo.BannerServer(msg) != "" {
 				m.flags |= fBanner
 				m.banner = msg
@@ -493,9 +497,6 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 				c.meta[s].flags |= fCrash
 				c.meta[s].banner = c.lines[crash].Text
 			}
-		}
-		if i > 0 && i+1 < len(c.lines) && c.redraw(i-1) && c.redraw(i) && classify.MaybeProgress(c.lines[i].Text) {
-			m.flags |= fSkip
 		}
 	}
 }
