@@ -31,6 +31,9 @@ var benign = []Matcher{
 	lit("Unexpected error during package walk"),
 	lit("Custom allreduce is disabled"),
 	lit("does not have native support for FP8"),
+	// vllm model_executor/layers/fused_moe/gpt_oss_triton_kernels_moe.py
+	// (0.10-0.13) logs this at ERROR and goes on without those kernels.
+	lit("Failed to import Triton kernels"),
 }
 
 // waiting lines are printed periodically while a server waits for something
@@ -60,16 +63,19 @@ var commonFailures = []FailureRule{
 		Hint: "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
 	{ID: "cuda.oom", Matcher: re("out of memory|Out of memory|OUT OF MEMORY", `(?i)(cuda|cudaMalloc|gpu|device|cublas).*out of memory|out of memory.*(cuda|gpu|device)`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "free GPU memory (nvidia-smi shows who holds it), lower the memory fraction or context size, or offload fewer layers to the GPU"},
-	{ID: "llamacpp.alloc", Matcher: re("unable to allocate|failed to allocate", `unable to allocate (CUDA|ROCm|Metal|Vulkan)\d* buffer|failed to allocate (CUDA|ROCm|Metal|Vulkan)`), Cause: v.GPUOOM, Title: "the GPU buffer could not be allocated",
+	// ggml's buffer types are named after their backend and device:
+	// CUDA0, ROCm0, MUSA0, MTL0 (Metal, b10587's ggml-metal.cpp), Vulkan0,
+	// SYCL0, CANN0, OpenCL; CPU ones are host memory (ggml.host_buffer).
+	{ID: "llamacpp.alloc", Matcher: re("unable to allocate|failed to allocate", `unable to allocate (CUDA|ROCm|MUSA|Metal|MTL|Vulkan|SYCL|CANN|OpenCL)\d* buffer|failed to allocate (CUDA|ROCm|MUSA|Metal|MTL|Vulkan|SYCL|CANN|OpenCL)`), Cause: v.GPUOOM, Title: "the GPU buffer could not be allocated",
 		Hint: "offload fewer layers (-ngl), lower the context (-c) or use a smaller quantization"},
 	{ID: "kv.too_small", Matcher: re("maximum number of tokens that can be stored in KV cache", `is larger than the maximum number of tokens that can be stored in KV cache`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
 		Hint: "lower the maximum model length (vLLM --max-model-len) or raise the memory the server may use (--gpu-memory-utilization)"},
 	{ID: "tgi.prefill_oom", Matcher: re("Not enough memory to handle", `Not enough memory to handle \d+ prefill tokens`), Cause: v.GPUOOM, Title: "not enough GPU memory for the prefill budget",
 		Hint: "decrease --max-batch-prefill-tokens or --max-total-tokens, or shard over more GPUs (--num-shard)"},
 	// host_oom
-	{ID: "sys.killed", Matcher: re("Killed", `^Killed$|^(?:.*: )?(?:line \d+: )?\s*\d+ Killed\b|^Killed process`), Cause: v.HostOOM, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
+	{ID: "sys.killed", Matcher: re("Killed", `^Killed$|^(?:.*: )?(?:line \d+: )?\s*\d+ Killed\b|^Killed process`), Cause: v.HostOOM, ByKill: true, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
 		Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`, load weights with fewer threads or less host staging, add swap or RAM, or run fewer servers per host"},
-	{ID: "mp.exitcode9", Matcher: re("-9|signal 9|signal: 9", `(?i)exit ?code:? ?-9\b|exitcode: -9\b|\{[^}]*: -9\}|with signal 9\b|signal: 9 \(SIGKILL\)`), Cause: v.HostOOM, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
+	{ID: "mp.exitcode9", Matcher: re("-9|signal 9|signal: 9", `(?i)exit ?code:? ?-9\b|exitcode: -9\b|\{[^}]*: -9\}|with signal 9\b|signal: 9 \(SIGKILL\)`), Cause: v.HostOOM, ByKill: true, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
 		Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`, load weights with fewer threads or less host staging, add swap or RAM, or run fewer servers per host"},
 	// ggml (llama.cpp build 10587 3f545bec): ggml/src/ggml.c
 	// ggml_aligned_malloc, ggml/src/ggml-alloc.c and src/llama-model.cpp
@@ -105,6 +111,11 @@ var commonFailures = []FailureRule{
 		Hint: "install gcc in the image or set CC; or start with --enforce-eager to skip torch.compile"},
 	{ID: "jit.triton", Matcher: re("triton.compiler.errors|CompilationError", `triton\.compiler\.errors\.\w+|CompilationError`), Cause: v.KernelBuild, Title: "a Triton kernel failed to compile",
 		Hint: "check the Triton version against torch; clear ~/.triton/cache; try --enforce-eager (vLLM) or --disable-cuda-graph / another attention backend"},
+	// triton/runtime/errors.py OutOfResources (3.x): the compiled kernel
+	// needs more shared memory or registers than this GPU has (a tile
+	// config made for a bigger GPU).
+	{ID: "triton.out_of_resources", Matcher: lit("OutOfResources: out of resource"), Cause: v.KernelBuild, Title: "a Triton kernel needs more GPU resources than this GPU has",
+		Hint: "the kernel's tile configuration does not fit this GPU's shared memory: turn off the feature that picks it (e.g. SGLang --enable-deterministic-inference), try another attention or MoE backend, or upgrade the server and Triton"},
 	{ID: "jit.nvcc", Matcher: re("nvcc", `nvcc (fatal|error)|nvcc: not found`), Cause: v.KernelBuild, Title: "nvcc failed",
 		Hint: "install the CUDA toolkit matching torch (CUDA_HOME), or use prebuilt kernels"},
 	{ID: "jit.cc", Matcher: re("fatal error", `(gcc|g\+\+|cc1plus|c\+\+): fatal error|fatal error: [\w./]+\.h: No such file`), Cause: v.KernelBuild, Title: "a kernel build failed in the C/C++ compiler",
@@ -168,6 +179,11 @@ var commonFailures = []FailureRule{
 		Hint: "a checkpoint file is truncated or a Git-LFS pointer: re-download it (huggingface-cli download --force-download) and check free disk space"},
 	{ID: "weights.unmapped", Matcher: re("There is no module or parameter named|size mismatch for|unable to find tensor|missing tensor|Unexpected key", `There is no module or parameter named|size mismatch for|unable to find tensor|missing tensor|Unexpected key\(s\) in state_dict`), Cause: v.ModelLoad, Title: "the weights do not fit the model definition",
 		Hint: "the checkpoint does not match the architecture the server built (wrong files, wrong quantization, or a fine-tune with renamed tensors)"},
+	// A model's load_weights looking a checkpoint tensor up in its own
+	// parameters (`params_dict[name]`, sglang srt/models/*.py, vllm
+	// model_executor/models/*.py): a KeyError naming the tensor.
+	{ID: "weights.param_keyerror", Matcher: re("KeyError: '", `(?:^|\s)KeyError: '\w+(?:\.\w+)*\.(?:weight|bias|qweight|qzeros|scales|g_idx|\w*_scale(?:_inv)?|scale)'`), Cause: v.ModelLoad, Title: "a checkpoint tensor has no matching parameter in the model",
+		Hint: "the checkpoint's tensors do not match what the server built: a quantization format it does not read (e.g. FP8 input_scale), a wrong --quantization, or a model class that does not support this checkpoint; try another checkpoint of the model or a newer server"},
 	{ID: "llamacpp.load", Matcher: re("error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file|invalid magic", `error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file.*failed|invalid magic`), Cause: v.ModelLoad, Title: "the model file could not be loaded",
 		Hint: "the GGUF file is missing, truncated or not supported by this build: re-download it and check the build number"},
 	{ID: "hf.cant_load", Matcher: re("Can't load", `Can't load (the configuration|tokenizer|the model|config)`), Cause: v.ModelLoad, Title: "the model's files could not be loaded",
@@ -181,6 +197,11 @@ var commonFailures = []FailureRule{
 		Hint: "check the flags against `--help` of the installed version"},
 	{ID: "llamacpp.args", Matcher: re("error", `^error: (invalid|unknown) argument|^error while handling argument|^error: the argument`), Cause: v.Config, Fatal: true, Title: "invalid command-line arguments",
 		Hint: "check the flag against `llama-server --help` of this build; flags change between builds"},
+	// common/chat.cpp and common/arg.cpp (b10587): --chat-template is
+	// checked before the log prefix starts, so any profile must know it;
+	// tools/server/server-context.cpp init says it once the model is in.
+	{ID: "llamacpp.chat_template", Matcher: re("chat template", `chat template parsing error|failed to initialize chat template|^error: the supplied chat template is not supported`), Cause: v.Config, Fatal: true, Title: "the chat template cannot be used",
+		Hint: "fix --chat-template / --chat-template-file, or use a built-in one (--chat-template chatml) or --no-jinja"},
 	{ID: "gpu.capability", Matcher: re("GPU", `(?i)only supported on GPUs with compute capability|requires? (a )?(GPU|GPUs) with compute capability|only supports (Ampere|Hopper|Ada|Turing|Volta)[\w ]* GPUs|compute capability of at least`), Cause: v.Config, Title: "the configuration needs a newer GPU",
 		Hint: "choose what this GPU supports: --dtype half instead of bfloat16 before Ampere, another attention backend, or another quantization"},
 	{ID: "ctx.too_long", Matcher: re("is greater than the derived", `is greater than the derived (context_length|max_model_len)`), Cause: v.Config, Title: "the requested context length is above the model's limit",
@@ -213,6 +234,10 @@ var commonFailures = []FailureRule{
 		Hint: "the extension was built against another torch/CUDA: reinstall the server package (or rebuild it) against the installed torch"},
 	{ID: "so.missing", Matcher: re("cannot open shared object file|GLIBC", `cannot open shared object file|GLIBC\S* not found|GLIBCXX\S* not found`), Cause: v.Dependency, Title: "a shared library is missing",
 		Hint: "install the missing library (CUDA runtime, libnccl, libstdc++) or fix LD_LIBRARY_PATH"},
+	// torch_npu's EXEC_NPU_CMD (op_plugin ops_common.h): an Ascend
+	// operator that the installed CANN / op package does not export.
+	{ID: "npu.aclnn_missing", Matcher: re("not in libopapi.so", `aclnn\w+ or aclnn\w+GetWorkspaceSize not in \S*libopapi\.so`), Cause: v.Dependency, Title: "the installed Ascend CANN packages lack an operator this model needs",
+		Hint: "install the CANN toolkit and op packages that this server release requires, and source their set_env.sh (ASCEND_CUSTOM_OPP_PATH)"},
 	{ID: "py.import", Matcher: re("ImportError|ModuleNotFoundError|No module named", `(^|\s)(ImportError|ModuleNotFoundError)\b|No module named`), Cause: v.Dependency, Title: "a Python module could not be imported",
 		Hint: "install the missing package (or the matching version) in the server's environment"},
 	// Servers say they give up in these words (llama.cpp "exiting due to
@@ -221,7 +246,9 @@ var commonFailures = []FailureRule{
 	// crash
 	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|Bus error|core dumped", `Segmentation fault|SIGSEGV|Bus error|core dumped`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
 		Hint: "a native extension crashed: check versions of torch, the CUDA driver and the server's kernels; `dmesg` may show the faulting library"},
-	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid`), Cause: v.Crash, Title: "a server process aborted",
+	// ggml's GGML_ABORT prints "file:line: message" and a backtrace
+	// whose frames name ggml_abort (ggml/src/ggml.c, b10587).
+	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid|(ggml_abort+0x", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid|\(ggml_abort\+0x`), Cause: v.Crash, Title: "a server process aborted",
 		Hint: "a native component aborted: the lines above it usually name it; check versions and the GPU's health"},
 }
 

@@ -71,6 +71,40 @@ var llamacppRealLines = []llamaLine{
 	{name: "cpu buffer type", line: "0.03.999.379 E ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 262144000000", rule: "ggml.cpu_alloc", cause: v.HostOOM, error: true},
 	{name: "cpu buffer", line: "0.03.999.397 E alloc_tensor_range: failed to allocate CPU buffer of size 262144000000", rule: "ggml.host_buffer", cause: v.HostOOM, error: true},
 	{name: "kv buffer", line: "0.04.013.827 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache", rule: "llamacpp.kv_alloc", cause: v.HostOOM, error: true},
+	// Context parameters the model cannot take: -ctv q8_0 -fa off, -b 0
+	// -ub 0, -np 300; -sm tensor on a machine without GPUs.
+	{name: "quantized V cache", line: "0.00.071.599 E llama_init_from_model: quantized V cache requires flash_attn to be enabled", rule: "llamacpp.ctx_params", cause: v.Config, error: true},
+	{name: "batch zero", line: "0.00.066.942 E llama_init_from_model: n_batch and n_ubatch cannot both be zero", rule: "llamacpp.ctx_params", cause: v.Config, error: true},
+	{name: "too many slots", line: "0.00.081.877 E llama_init_from_model: failed to initialize the context: n_seq_max must be <= 256", rule: "llamacpp.ctx_params", cause: v.Config, error: true},
+	{name: "tensor split", line: "0.00.032.141 E llama_prepare_model_devices: LLAMA_SPLIT_MODE_TENSOR needs >= 1 devices", rule: "llamacpp.devices", cause: v.Config, error: true},
+	// A chat template that does not parse (--jinja --chat-template),
+	// before the log prefix starts.
+	{name: "chat template init", line: "0.00.003.973 E common_chat_templates_init: failed to initialize chat template", rule: "llamacpp.chat_template", cause: v.Config, error: true},
+	{name: "chat template arg", line: "error: the supplied chat template is not supported: {% for m in messages %}{{ m.content }", rule: "llamacpp.chat_template", cause: v.Config, error: true},
+	// --grammar 'root ::= item', then an abort.
+	{name: "grammar", line: "parse: error parsing grammar: Undefined rule identifier 'item'", rule: "llamacpp.grammar", cause: v.Config, error: true},
+	// --webui-config '{bad'.
+	{name: "ui config", line: "0.00.402.824 E srv          init: init: failed to parse UI config: [json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing object key - invalid literal; last read: '{b'; expected string literal", rule: "llamacpp.ui_config", cause: v.Config, error: true},
+	// --spec-type draft-mtp with a model without MTP layers.
+	{name: "mtp", line: "0.00.382.463 E common_speculative_init_result: failed to create MTP context", rule: "llamacpp.mtp", cause: v.Config, error: true},
+	// --lora with an adapter of another architecture.
+	{name: "lora arch", line: "0.00.225.234 E llama_adapter_lora_init: failed to apply lora adapter: model arch and LoRA arch mismatch", rule: "llamacpp.lora_mismatch", cause: v.Config, error: true},
+	// --mmproj with a projector type this build does not know: the first
+	// try says only that it failed, the second why.
+	{name: "mtmd first try", line: "0.00.007.649 E mtmd_get_memory_usage: error: Failed to load CLIP model from mmproj.gguf", rule: "llamacpp.mtmd_echo", error: true},
+	{name: "projector type", line: "0.00.137.516 E clip_init: failed to load model 'mmproj.gguf': load_hparams: unknown projector type: nosuch_merger", rule: "llamacpp.mmproj_mismatch", cause: v.Config, phase: v.Weights, error: true},
+	{name: "multimodal echo", line: "0.00.140.395 E srv    load_model: failed to load multimodal model, 'mmproj.gguf'", rule: "llamacpp.mtmd_echo", error: true},
+}
+
+// llamacppSourceLines are lines of paths a CPU-only llama-server cannot
+// take (GPU backends), written as build 10587's source formats them.
+var llamacppSourceLines = []llamaLine{
+	// ggml/src/ggml-metal/ggml-metal-device.m, then src/llama-model.cpp.
+	{name: "metal buffer", line: "0.00.905.765 E ggml_metal_buffer_init: error: failed to allocate buffer, size = 32768.00 MiB", rule: "llamacpp.metal_alloc", cause: v.GPUOOM, error: true},
+	// ggml/src/ggml-sycl/ggml-sycl.cpp.
+	{name: "sycl buffer", line: "0.00.705.765 E ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 4617404416 Bytes of memory on device", rule: "llamacpp.sycl_alloc", cause: v.GPUOOM, error: true},
+	// src/llama-context.cpp.
+	{name: "backend init", line: "0.00.008.765 E llama_init_from_model: failed to initialize the context: failed to initialize CUDA0 backend", rule: "llamacpp.backend_init", cause: v.CUDA, error: true},
 }
 
 // TestLlamaCppRealLines holds lines that a real llama-server (build 10587,
@@ -78,7 +112,7 @@ var llamacppRealLines = []llamaLine{
 // and asserts what each means: the rule that knows it, the phase it
 // marks, or the ready signal.
 func TestLlamaCppRealLines(t *testing.T) {
-	tests := llamacppRealLines
+	tests := append(append([]llamaLine(nil), llamacppRealLines...), llamacppSourceLines...)
 	// Every rule of the profile is asserted on a line here.
 	asserted := map[string]bool{}
 	for _, tt := range tests {

@@ -95,7 +95,7 @@ var sglang = &Profile{
 		// "<Process> hit an exception: <traceback>".
 		{ID: "sglang.child_exception", Matcher: re("hit an exception", `(Scheduler|DetokenizerManager|DataParallelController|TokenizerManager|TokenizerWorker) hit an exception`), Fatal: true, Title: "a server process raised an exception"},
 		// entrypoints/engine.py (0.4-0.5.x) and the SIGQUIT handler.
-		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, Title: "a child process failed and the launcher is killing the server"},
+		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, KillsOwn: true, Title: "a child process failed and the launcher is killing the server"},
 		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
 		// "Initialization failed. warmup error: ...".
 		{ID: "sglang.init_failed", Matcher: re("Initialization failed", `^Initialization failed\.`), Fatal: true, Title: "initialization failed"},
@@ -216,6 +216,22 @@ var vllm = &Profile{
 		// vllm config/scheduler.py (0.6-0.12), when chunked prefill is off.
 		{ID: "vllm.batched_tokens", Matcher: re("is smaller than max_model_len", `max_num_batched_tokens \(\d+\) is smaller than max_model_len`), Cause: v.Config, Title: "max_num_batched_tokens is below max_model_len",
 			Hint: "raise --max-num-batched-tokens{flag:--max-num-batched-tokens}, lower --max-model-len{flag:--max-model-len}, or enable chunked prefill"},
+		// platforms/cuda.py CudaPlatform.get_attn_backend_cls (0.12-0.13):
+		// no backend, or not the one asked for, fits the model, the KV
+		// cache dtype and the GPU; the message lists why each was refused.
+		{ID: "vllm.attn_backend", Matcher: re("No valid attention backend found|is not valid for this configuration", `No valid attention backend found for|Selected backend \S+ is not valid for this configuration`), Cause: v.Config, Title: "no attention backend supports this model, KV cache dtype and GPU",
+			Hint: "the message's reasons say why each backend was refused: choose another --attention-backend or --kv-cache-dtype, or a GPU and vLLM release that support this model (sparse MLA needs Hopper or Blackwell)"},
+		// entrypoints/openai/api_server.py validate_api_server_args
+		// (0.8-0.13): a parser name this release does not have.
+		{ID: "vllm.parser_name", Matcher: re("invalid tool call parser|invalid reasoning parser", `invalid (tool call|reasoning) parser: `), Cause: v.Config, Fatal: true, Title: "unknown --tool-call-parser or --reasoning-parser",
+			Hint: "pick one of the names the message lists; newer parsers need a newer vLLM"},
+		// utils/deep_gemm.py _missing (0.10-0.13): an FP8 path needs DeepGEMM.
+		{ID: "vllm.deep_gemm_missing", Matcher: lit("DeepGEMM backend is not available"), Cause: v.Dependency, Title: "the deep_gemm package is missing or too old",
+			Hint: "install the DeepGEMM version this vLLM pins (tools/install_deepgemm.sh), or set VLLM_USE_DEEP_GEMM=0 where the model allows"},
+		// transformers_utils/config.py get_config (0.7-0.13): the model is
+		// neither a Hub id that answers nor a directory with a config.
+		{ID: "vllm.invalid_repo", Matcher: lit("Invalid repository ID or local directory specified"), Cause: v.ModelLoad, Title: "the model is neither a reachable Hub id nor a local model directory",
+			Hint: "check the path or id, that the directory holds config.json (mount the whole Hugging Face cache, not only snapshots/), HF_HUB_OFFLINE and network access"},
 		// v1/engine/utils.py (0.10-0.12), VLLM_ENGINE_READY_TIMEOUT_S.
 		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
@@ -265,7 +281,15 @@ var trtllm = &Profile{
 			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
 		// tensorrt_llm executor/worker.py (0.2x-1.x): announces the error
 		// the worker raised; the OOM form above is more specific.
-		{ID: "trtllm.executor_init", Matcher: re("Failed to initialize executor on rank", `Failed to initialize executor on rank \d+`), Fatal: true, Title: "the executor failed to start"},
+		{ID: "trtllm.executor_init", Matcher: re("Failed to initialize executor on rank", `Failed to initialize executor on rank \d+`), Fatal: true, Quotes: true, Title: "the executor failed to start"},
+		// _torch/models/modeling_auto.py AutoModelForCausalLM.from_config
+		// (1.x): the PyTorch backend has no class for the architecture.
+		{ID: "trtllm.unknown_arch", Matcher: re("Unknown architecture for AutoModelForCausalLM", `Unknown architecture for AutoModelForCausalLM: \S+`), Cause: v.Config, Title: "TensorRT-LLM's PyTorch backend has no model class for this architecture",
+			Hint: "check config.json's architectures[0] against this release's supported models; upgrade TensorRT-LLM, or serve the model with another server"},
+		// models/automodel.py AutoConfig.from_hugging_face (0.1x-1.x, the
+		// TensorRT engine path).
+		{ID: "trtllm.hf_arch_unsupported", Matcher: re("is not supported in TRT-LLM yet", `model architecture \S+ is not supported in TRT-LLM yet`), Cause: v.Config, Title: "this TensorRT-LLM backend does not support the model's architecture",
+			Hint: "use --backend pytorch if that backend supports the model, or upgrade TensorRT-LLM"},
 		// Open MPI, under trtllm-serve with more than one rank.
 		{ID: "trtllm.mpi_abort", Matcher: lit("MPI_ABORT was invoked on rank"), Fatal: true, Title: "an MPI rank aborted"},
 		// llmapi/llm_utils.py (0.2x-1.x).
@@ -327,6 +351,48 @@ var llamacpp = &Profile{
 		// src/llama-model.cpp (b10587).
 		{ID: "llamacpp.arch", Matcher: lit("unknown model architecture"), Cause: v.Config, Title: "this build does not know the model's architecture",
 			Hint: "update llama.cpp: the model needs a newer build than this one"},
+		// ggml/src/ggml-metal/ggml-metal-device.m (b10587): Metal's own
+		// word of the allocation that alloc_tensor_range then reports.
+		{ID: "llamacpp.metal_alloc", Matcher: lit("ggml_metal_buffer_init: error: failed to allocate buffer"), Cause: v.GPUOOM, Title: "Metal could not allocate a GPU buffer",
+			Hint: "offload fewer layers (-ngl), lower the context (-c), or raise the GPU's wired memory limit (sysctl iogpu.wired_limit_mb)"},
+		// ggml/src/ggml-sycl/ggml-sycl.cpp (b10587).
+		{ID: "llamacpp.sycl_alloc", Matcher: re("Bytes of memory on device", `can't allocate \d+ Bytes of memory on device`), Cause: v.GPUOOM, Title: "the GPU buffer could not be allocated",
+			Hint: "offload fewer layers (-ngl), lower the context (-c) or use a smaller quantization"},
+		// src/llama-context.cpp llama_init_from_model and the context's
+		// constructor (b10587): parameters the model or this build cannot
+		// take.
+		{ID: "llamacpp.ctx_params", Matcher: re("llama_init_from_model:", `^llama_init_from_model: (quantized V cache requires flash_attn|[KV] cache type \S+ with block size \d+ does not divide|model does not support different K \(|SPLIT_MODE_TENSOR requires flash_attn|n_batch and n_ubatch cannot both be zero|failed to initialize the context: n_seq_max must be <=)`), Cause: v.Config, Title: "the context parameters do not fit this model",
+			Hint: "a quantized V cache (-ctv) needs flash attention (-fa on); use the same -ctk/-ctv where the model needs it; pick a cache type whose block size divides the head size; check -b/-ub and -np"},
+		// src/llama-context.cpp (b10587): a GPU backend that would not start.
+		{ID: "llamacpp.backend_init", Matcher: re("failed to initialize", `failed to initialize (CUDA|ROCm|MUSA|Vulkan|MTL|Metal|SYCL|CANN|OpenCL)\d* backend`), Cause: v.CUDA, Title: "a GPU backend could not be initialised",
+			Hint: "check the GPU with nvidia-smi (or the backend's own tool) and the driver against this build; --device none runs on the CPU"},
+		// src/llama.cpp and src/llama-model.cpp (b10587): a device or split
+		// setting this model or these devices cannot take.
+		{ID: "llamacpp.devices", Matcher: re("LLAMA_SPLIT_MODE_TENSOR|does not support split buffers|invalid value for main_gpu|CLIP cannot be used as main model", `LLAMA_SPLIT_MODE_TENSOR (not implemented for architecture|needs >= 1 devices)|does not support split buffers|invalid value for main_gpu|CLIP cannot be used as main model`), Cause: v.Config, Title: "the device or split settings do not fit this model or these devices",
+			Hint: "check -sm, -mg and --device against the GPUs present; a CLIP/mmproj file goes to --mmproj, not -m"},
+		// tools/mtmd/clip.cpp load_hparams and mtmd.cpp mtmd_init_from_file
+		// (b10587): a projector this build or this model cannot use.
+		{ID: "llamacpp.mmproj_mismatch", Matcher: re("projector type|mismatch between", `unknown (vision |audio )?projector type|mismatch between text model \(n_embd|mismatch between vision and audio mmproj`), Cause: v.Config, Title: "the multimodal projector does not fit this model or build",
+			Hint: "use the mmproj file made for this very model, or update llama.cpp for a newer projector type"},
+		// tools/mtmd/mtmd.cpp and tools/server/server-context.cpp (b10587):
+		// the server tries the projector twice, and the first try's
+		// "Failed to load CLIP model" comes without its reason; the second
+		// prints the reason (clip_init) before the same words again.
+		{ID: "llamacpp.mtmd_echo", Matcher: re("Failed to load CLIP model|failed to load multimodal model", `Failed to load CLIP model from|failed to load multimodal model`), Title: "the multimodal projector could not be loaded"},
+		// src/llama-adapter.cpp llama_adapter_lora_init (b10587).
+		{ID: "llamacpp.lora_mismatch", Matcher: lit("failed to apply lora adapter"), Cause: v.Config, Title: "the LoRA adapter does not fit the base model",
+			Hint: "use an adapter made for this base model (its architecture and tensor shapes), converted with convert_lora_to_gguf.py"},
+		// common/speculative.cpp and tools/server/server-context.cpp
+		// (b10587); the reason is the warning before it.
+		{ID: "llamacpp.mtp", Matcher: lit("failed to create MTP context"), Cause: v.Config, Title: "the speculative (MTP) context could not be created",
+			Hint: "read the warning before it: the model has no MTP layers, or the draft settings do not fit; drop the speculative flags or use a model with MTP layers"},
+		// src/llama-grammar.cpp llama_grammar_parser::parse (b10587): a
+		// --grammar(-file) that does not parse; the server then aborts.
+		{ID: "llamacpp.grammar", Matcher: lit("error parsing grammar: "), Cause: v.Config, Title: "the grammar does not parse",
+			Hint: "fix the GBNF given with --grammar / --grammar-file (the message names the rule)"},
+		// tools/server/server-context.cpp init (b10587).
+		{ID: "llamacpp.ui_config", Matcher: lit("failed to parse UI config"), Cause: v.Config, Title: "the web UI configuration is not valid JSON",
+			Hint: "fix the JSON given for the web UI configuration (the message names the parse error), or leave it out"},
 	},
 	// tools/server/server.cpp llama_server() (b10587): "model loaded" once
 	// the model and slots are ready (the HTTP server answers 200 from

@@ -76,11 +76,39 @@ type FailureRule struct {
 	// after it spell out (pydantic's "1 validation error for X", then the
 	// field's own error): a cause found on those lines is the root.
 	Wrapper bool
+	// ByKill: the line reads a SIGKILL (a shell's "Killed", exit code -9)
+	// as the kernel's OOM killer's; KillsOwn: after this line the server
+	// SIGKILLs its own processes (SGLang's launcher on a child's sigquit),
+	// so a ByKill line after it is no sign of the host's memory.
+	ByKill, KillsOwn bool
+	// Quotes: the line announces a failure and quotes the error after
+	// "<literal>...: " (TensorRT-LLM's "Failed to initialize executor on
+	// rank 0: CUDA error ..."); Quoted returns that error's text, whose
+	// own rule names the cause.
+	Quotes bool
 	// Title is a short description used in the verdict's summary.
 	Title string
 	// Hint is what to do about it. "{flag:--x}" is replaced by " (now V)"
 	// when the command line sets --x to V.
 	Hint string
+}
+
+// Quoted is the error a Quotes rule's line quotes: the text after the
+// first ": " that follows the rule's literal in msg, or "" (also for a nil
+// rule).
+func (r *FailureRule) Quoted(msg string) string {
+	if r == nil || !r.Quotes {
+		return ""
+	}
+	for _, l := range r.lits {
+		if i := strings.Index(msg, l); i >= 0 {
+			if _, q, ok := strings.Cut(msg[i+len(l):], ": "); ok {
+				return q
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // Rule literal constructors keep the profile tables short.

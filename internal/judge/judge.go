@@ -185,7 +185,10 @@ type Judge struct {
 	holdReady bool
 	answered  bool // a probe got an HTTP answer from the server (unanswered.go)
 
-	signals    []signal // lines with a cause or an exception
+	signals []signal // lines with a cause or an exception
+	// killsOwn: a line said the server SIGKILLs its own processes now
+	// (FailureRule.KillsOwn).
+	killsOwn   bool
 	fatal      []signal // lines that end the startup
 	fatalAt    time.Time
 	lastErrAt  time.Time
@@ -422,6 +425,22 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
 	}
 	if c.Failure == nil && !c.Exception {
+		return
+	}
+	if c.Failure != nil && c.Failure.KillsOwn {
+		j.killsOwn = true
+	}
+	if q := c.Failure.Quoted(c.Msg); q != "" && c.Failure.Cause == "" {
+		// The announcement quotes the error: its own rule is the cause,
+		// counted just before the announcement.
+		if inner := j.memo.Classify(j.prof, q).Failure; inner != nil && inner.Cause != "" && len(j.signals) < maxSignals {
+			j.seq++
+			j.signals = append(j.signals, signal{rule: inner, raw: c.Raw, msg: c.Msg, source: source, at: now, seq: j.seq})
+		}
+	}
+	if c.Failure != nil && c.Failure.ByKill && j.killsOwn {
+		// The server is SIGKILLing its own processes: a "Killed" now
+		// says nothing of the host's memory.
 		return
 	}
 	j.seq++

@@ -299,6 +299,38 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.3,
 		},
 		{
+			// sglang entrypoints/engine.py: the launcher's sigquit handler
+			// SIGKILLs its own process tree, and a shell then says
+			// "Killed" (a user's log, 2026-03).
+			name: "a Killed after SGLang's sigquit is its own kill, not the host's memory", cfg: sg,
+			steps: []step{ln(1, "Traceback (most recent call last):"),
+				ln(1, `  File "/sgl/flashinfer/jit/attention/modules.py", line 978, in gen_batch_prefill_module`),
+				ln(1, "AssertionError: fp8 tensor core is not supported in fa2 backend"),
+				ln(1.01, "[2026-03-13 14:24:23] Received sigquit from a child process. It usually means the child failed."),
+				ln(1.02, "Killed"), ex(1.2, observe.Exit{Signal: "SIGKILL"})},
+			end: 20, verdict: v.Failed, cause: v.Exception, from: 1.05, to: 1.3, evidence: "fp8 tensor core",
+		},
+		{
+			// tensorrt_llm executor/worker.py worker_main quotes the error
+			// (TensorRT-LLM#3879, a user's log).
+			name:  "an executor failure that quotes a CUDA error is a CUDA failure",
+			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 6] [E] Failed to initialize executor on rank 6: [TensorRT-LLM][ERROR] CUDA driver error in cuDriver->cuModuleLoadData(&cuModule, kernelInfo.data): CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered. (/src/cpp/tensorrt_llm/kernels/gemmCommon.h:741)")},
+			end:   20, verdict: v.Failed, cause: v.CUDA, from: 1, to: 1.8, evidence: "CUDA_ERROR_ILLEGAL_ADDRESS",
+		},
+		{
+			name:  "an executor failure that quotes no known error has no cause of its own",
+			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: something vigil does not know")},
+			end:   20, verdict: v.Failed, cause: v.Crash, from: 1, to: 1.8, evidence: "something vigil does not know",
+		},
+		{
+			name: "a Killed with no sigquit before it is the host's memory", cfg: sg,
+			steps: []step{ln(1, "[2026-03-13 14:24:23 TP0] Load weight begin. avail mem=70 GB"),
+				ln(1.02, "Killed"), ex(1.2, observe.Exit{Signal: "SIGKILL"})},
+			end: 20, verdict: v.Failed, cause: v.HostOOM, from: 1.2, to: 1.3,
+		},
+		{
 			name: "an unterminated last line is judged when the server dies", cfg: vl,
 			steps: []step{{at: 1, line: "Fatal Python error: Segmentation fault"}, ex(1.2, observe.Exit{Signal: "SIGSEGV"})},
 			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
