@@ -104,6 +104,9 @@ mk big || exit 2
 mk unknown-arch tiny vigil-nosuch || exit 2
 head -c $(($(stat -c %s "$M/tiny.gguf") / 2)) "$M/tiny.gguf" >"$M/truncated.gguf"
 head -c 1048576 /dev/urandom >"$M/notgguf.gguf"
+side() { PYTHONPATH=$LLAMA_SRC/gguf-py "$PY" "$HERE/mkside.py" "$1" "$M/$1.gguf"; }
+side lora || exit 2
+side mmproj || exit 2
 
 # --- functions -----------------------------------------------------------------
 
@@ -231,6 +234,19 @@ run_case flag-bad-value failed/config -- -m "$M/tiny.gguf" -c lots
 run_case flag-bad-choice failed/config -- -m "$M/tiny.gguf" --flash-attn maybe
 run_case flag-ssl-unsupported failed/config -- -m "$M/tiny.gguf" --ssl-key-file "$M/key.pem" --ssl-cert-file "$M/cert.pem"
 run_case kv-cache-host-oom failed/host_oom -- -m "$M/big.gguf" --no-mmap -c 4000000
+# Settings the model or this machine cannot take, found once the model is in.
+run_case kv-quant-v-no-fa failed/config -- -m "$M/tiny.gguf" -ctv q8_0 -fa off
+run_case batch-zero failed/config -- -m "$M/tiny.gguf" -b 0 -ub 0
+run_case slots-too-many failed/config -- -m "$M/tiny.gguf" -np 300
+run_case split-tensor-no-gpu failed/config -- -m "$M/tiny.gguf" -sm tensor
+run_case chat-template-jinja failed/config -- -m "$M/tiny.gguf" --jinja --chat-template '{% for m in messages %}{{ m.content }'
+run_case chat-template-plain failed/config -- -m "$M/tiny.gguf" --no-jinja --chat-template '{% for m in messages %}{{ m.content }'
+run_case grammar-bad failed/config -- -m "$M/tiny.gguf" --grammar 'root ::= item'
+run_case ui-config-bad failed/config -- -m "$M/tiny.gguf" --webui-config '{bad'
+run_case mtp-no-layers failed/config -- -m "$M/tiny.gguf" --spec-type draft-mtp
+run_case lora-other-arch failed/config -- -m "$M/tiny.gguf" --lora "$M/lora.gguf"
+run_case mmproj-unknown-type failed/config -- -m "$M/tiny.gguf" --mmproj "$M/mmproj.gguf"
+run_case mmproj-missing failed/model_load -- -m "$M/tiny.gguf" --mmproj "$M/missing-mmproj.gguf"
 
 if want port-in-use; then
     hold=$(free_port)
@@ -432,6 +448,18 @@ if [ -n "${RECORD:-}" ]; then
     rec llamacpp-real-kv-cache-host-oom '{"verdict":"failed","cause":"host_oom"}' \
         "A context of 4M tokens: the KV cache needs far more than the host's memory; allocation fails and the server exits 1." \
         --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/big.gguf" --no-mmap -c 4000000
+    rec llamacpp-real-kv-quant-v-no-fa '{"verdict":"failed","cause":"config"}' \
+        "A quantized V cache without flash attention: the context cannot be made; the server exits 1." \
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf" -ctv q8_0 -fa off
+    rec llamacpp-real-chat-template-jinja '{"verdict":"failed","cause":"config"}' \
+        "A Jinja chat template that does not parse: the argument check fails before the banner; the server exits 1." \
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf" --jinja --chat-template '{% for m in messages %}{{ m.content }'
+    rec llamacpp-real-lora-other-arch '{"verdict":"failed","cause":"config"}' \
+        "A LoRA adapter made for another architecture: applying it fails and the server exits 1." \
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf" --lora "$M/lora.gguf"
+    rec llamacpp-real-mmproj-unknown-type '{"verdict":"failed","cause":"config"}' \
+        "A multimodal projector of a type this build does not know: the first load says only that it failed, the second why; the server exits 1." \
+        --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/tiny.gguf" --mmproj "$M/mmproj.gguf"
     rec llamacpp-real-sigstop-loading '{"verdict":"stalled","phase":"weights"}' \
         "The server is stopped (SIGSTOP) while it reads a 1 GB model: no output, no CPU, the port answers 503 or nothing." \
         --signal-at 'loading model:STOP' --vigil-arg=--stall-after --vigil-arg 3s --vigil-arg=--timeout --vigil-arg 30s -- -m "$M/big.gguf" --no-mmap
