@@ -151,6 +151,11 @@ var failureLines = []ruleLine{
 	{"vllm", "vllm.attn_backend", "ValueError: Selected backend AttentionBackendEnum.CUTLASS_MLA is not valid for this configuration. Reason: ['sparse not supported']"},
 	{"vllm", "vllm.parser_name", "KeyError: 'invalid tool call parser: openai (chose from { deepseek_v3,hermes,llama3_json,mistral,pythonic,xlam })'"},
 	{"vllm", "vllm.deep_gemm_missing", "RuntimeError: DeepGEMM backend is not available or outdated. Please install or update the `deep_gemm` to a newer version to enable FP8 kernels."},
+	// sglang#6281, sglang#4624 (DeepEP), sglang#36528, Ascend/sglang#171.
+	{"sglang", "hf.gguf_arch", "ValueError: GGUF model with architecture qwen3 is not supported yet."},
+	{"sglang", "cuda.deepep", "RuntimeError: Failed: CUDA error /sgl-workspace/DeepEP/csrc/kernels/internode.cu:133 'named symbol not found'"},
+	{"sglang", "sglang.eagle3_not_a_draft", "AttributeError: 'Qwen2ForCausalLM' object has no attribute 'set_embed'"},
+	{"sglang", "sglang.mamba_page_size", "AssertionError: Page size must be 1 for MambaRadixCache v1, got 128"},
 	{"trtllm", "trtllm.unknown_arch", "ValueError: Unknown architecture for AutoModelForCausalLM: WhisperForConditionalGeneration"},
 	{"trtllm", "trtllm.hf_arch_unsupported", "NotImplementedError: The given huggingface model architecture DeepseekV3ForCausalLM is not supported in TRT-LLM yet"},
 	{"vllm", "vllm.invalid_repo", "ValueError: Invalid repository ID or local directory specified: '/models/Qwen3-8B'."},

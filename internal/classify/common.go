@@ -142,6 +142,10 @@ var commonFailures = []FailureRule{
 	// a fabric manager that is not running on an NVSwitch machine.
 	{ID: "cuda.init", Matcher: re("cudaGetDeviceCount", `Unexpected error from cudaGetDeviceCount\(\)|cudaGetDeviceCount\(\).*Error \d+`), Cause: v.CUDA, Title: "CUDA could not be initialised",
 		Hint: "the driver refused to start CUDA: Error 802 (system not yet initialized) on HGX/DGX machines means nvidia-fabricmanager is not running or does not match the driver version (systemctl status nvidia-fabricmanager); otherwise check nvidia-smi and dmesg for Xid errors"},
+	// DeepEP's EPException (csrc/exception.cuh): "Failed: CUDA error
+	// FILE:LINE 'message'", also inside a terminate's what().
+	{ID: "cuda.deepep", Matcher: re("Failed: CUDA error", `Failed: CUDA error \S+:\d+ '`), Cause: v.CUDA, Title: "a DeepEP CUDA call failed",
+		Hint: "'named symbol not found' means the DeepEP / NVSHMEM build lacks kernels for this GPU or does not match NVSHMEM: rebuild DeepEP for this GPU's architecture against the installed NVSHMEM, or start without DeepEP (SGLang --moe-a2a-backend / --enable-deepep-moe)"},
 	{ID: "cuda.launch_failure", Matcher: lit("unspecified launch failure"), Cause: v.CUDA, Title: "a CUDA kernel launch failed",
 		Hint: "check dmesg for Xid errors and the GPU's health (nvidia-smi -q); rerun with CUDA_LAUNCH_BLOCKING=1"},
 	{ID: "cuda.blas", Matcher: re("_STATUS_|cuBLAS error|cuDNN error", `CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|cuBLAS error|cuDNN error`), Cause: v.CUDA, Title: "a cuBLAS/cuDNN call failed",
@@ -202,6 +206,10 @@ var commonFailures = []FailureRule{
 	// tools/server/server-context.cpp init says it once the model is in.
 	{ID: "llamacpp.chat_template", Matcher: re("chat template", `chat template parsing error|failed to initialize chat template|^error: the supplied chat template is not supported`), Cause: v.Config, Fatal: true, Title: "the chat template cannot be used",
 		Hint: "fix --chat-template / --chat-template-file, or use a built-in one (--chat-template chatml) or --no-jinja"},
+	// transformers modeling_gguf_pytorch_utils.py load_gguf_checkpoint:
+	// a GGUF checkpoint of an architecture its reader does not know.
+	{ID: "hf.gguf_arch", Matcher: re("GGUF model with architecture", `GGUF model with architecture \S+ is not supported yet`), Cause: v.Config, Title: "transformers cannot read this GGUF architecture",
+		Hint: "upgrade transformers to a release whose GGUF reader knows it, or serve the original safetensors checkpoint"},
 	{ID: "gpu.capability", Matcher: re("GPU", `(?i)only supported on GPUs with compute capability|requires? (a )?(GPU|GPUs) with compute capability|only supports (Ampere|Hopper|Ada|Turing|Volta)[\w ]* GPUs|compute capability of at least`), Cause: v.Config, Title: "the configuration needs a newer GPU",
 		Hint: "choose what this GPU supports: --dtype half instead of bfloat16 before Ampere, another attention backend, or another quantization"},
 	{ID: "ctx.too_long", Matcher: re("is greater than the derived", `is greater than the derived (context_length|max_model_len)`), Cause: v.Config, Title: "the requested context length is above the model's limit",

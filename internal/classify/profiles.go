@@ -95,6 +95,14 @@ var sglang = &Profile{
 		// "<Process> hit an exception: <traceback>".
 		{ID: "sglang.child_exception", Matcher: re("hit an exception", `(Scheduler|DetokenizerManager|DataParallelController|TokenizerManager|TokenizerWorker) hit an exception`), Fatal: true, Title: "a server process raised an exception"},
 		// entrypoints/engine.py (0.4-0.5.x) and the SIGQUIT handler.
+		// speculative/eagle_worker.py EAGLEWorker.__init__ (0.4.x-0.5.x):
+		// the draft model loaded is no EAGLE3 draft (without
+		// --speculative-draft-model-path it is the target itself).
+		{ID: "sglang.eagle3_not_a_draft", Matcher: re("object has no attribute '", `object has no attribute '(set_embed|hot_token_id|set_embed_and_head)'`), Cause: v.Config, Title: "the EAGLE3 draft model is not an EAGLE3 draft",
+			Hint: "pass --speculative-draft-model-path with an EAGLE3 draft trained for this target model"},
+		// mem_cache/mamba_radix_cache.py MambaRadixCache.__init__ (0.5.x).
+		{ID: "sglang.mamba_page_size", Matcher: lit("Page size must be 1 for MambaRadixCache"), Cause: v.Config, Title: "the hybrid (Mamba) model's radix cache needs page size 1",
+			Hint: "drop --page-size, use --mamba-scheduler-strategy extra_buffer, or --disable-radix-cache"},
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, KillsOwn: true, Title: "a child process failed and the launcher is killing the server"},
 		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
 		// "Initialization failed. warmup error: ...".
