@@ -267,3 +267,28 @@ func FuzzDetectLog(f *testing.F) {
 		}
 	})
 }
+
+// TestExceptionLines: the last line of a traceback that no rule explains
+// is an exception line; its class name may start in lower case only after
+// a module path.
+func TestExceptionLines(t *testing.T) {
+	tests := []struct {
+		name, line string
+		want       bool
+	}{
+		{"plain", "ValueError: the model is odd", true},
+		{"module path", "torch._dynamo.exc.Unsupported: ... Error: x", false},
+		{"dotted lower-case class", "nixl._bindings.nixlBackendError: something new", true},
+		{"bare lower-case class", "nixlBackendError: something new", false},
+		{"exit", "SystemExit: 1", true},
+		{"prose", "the Error: word in a sentence", false},
+		{"indented source", "    raise ValueError(msg)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := generic.Classify(tt.line).Exception; got != tt.want {
+				t.Errorf("Exception = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -102,6 +102,10 @@ var commonFailures = []FailureRule{
 		Hint: "a rank stopped participating: look for the rank that failed first, check the interconnect (NCCL_DEBUG=INFO) and NCCL_SOCKET_IFNAME"},
 	{ID: "nccl.failed_ops", Matcher: lit("Some NCCL operations have failed or timed out"), Cause: v.NCCL, Title: "NCCL operations failed or timed out",
 		Hint: "look for the rank that failed first; run with NCCL_DEBUG=INFO"},
+	// nixl (_api.py nixl_agent.__init__ and register_memory), under
+	// vLLM's and SGLang's KV connectors: the transport could not be set up.
+	{ID: "nixl.backend_error", Matcher: re("NIXL_ERR_", `nixlBackendError: NIXL_ERR_\w+`), Cause: v.NCCL, Title: "NIXL could not set up the KV-transfer transport",
+		Hint: "check the RDMA devices the process sees (ibv_devices, UCX_NET_DEVICES), UCX_TLS, and that nixl's bundled UCX matches the system's"},
 	{ID: "torch.rendezvous", Matcher: re("Rendezvous|Timed out initializing process group", `RendezvousTimeoutError|Timed out initializing process group|RendezvousConnectionError`), Cause: v.NCCL, Title: "distributed rendezvous failed",
 		Hint: "check that every node started and can reach the rendezvous address and port"},
 	// kernel_build (before cuda and dependency: a failed JIT build is the root)
@@ -190,6 +194,10 @@ var commonFailures = []FailureRule{
 		Hint: "the checkpoint's tensors do not match what the server built: a quantization format it does not read (e.g. FP8 input_scale), a wrong --quantization, or a model class that does not support this checkpoint; try another checkpoint of the model or a newer server"},
 	{ID: "llamacpp.load", Matcher: re("error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file|invalid magic", `error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file.*failed|invalid magic`), Cause: v.ModelLoad, Title: "the model file could not be loaded",
 		Hint: "the GGUF file is missing, truncated or not supported by this build: re-download it and check the build number"},
+	// transformers tokenization_mistral_common.py (through vLLM's
+	// tokenizers/mistral.py, 0.12+): the tokenizer chosen finds no file.
+	{ID: "tokenizer.no_file", Matcher: lit("No tokenizer file found in directory"), Cause: v.ModelLoad, Title: "no tokenizer file the chosen tokenizer can read",
+		Hint: "add the tokenizer files to the model directory, or choose the tokenizer (vLLM --tokenizer-mode hf: auto may pick Mistral's, which needs tekken.json or tokenizer.model)"},
 	{ID: "hf.cant_load", Matcher: re("Can't load", `Can't load (the configuration|tokenizer|the model|config)`), Cause: v.ModelLoad, Title: "the model's files could not be loaded",
 		Hint: "check the model path and that config.json / tokenizer files exist"},
 	{ID: "fs.model_missing", Matcher: re("No such file or directory", `No such file or directory.*(config\.json|\.safetensors|\.gguf|tokenizer|\.bin|model)`), Cause: v.ModelLoad, Title: "a model file is missing",
@@ -246,6 +254,8 @@ var commonFailures = []FailureRule{
 	// operator that the installed CANN / op package does not export.
 	{ID: "npu.aclnn_missing", Matcher: re("not in libopapi.so", `aclnn\w+ or aclnn\w+GetWorkspaceSize not in \S*libopapi\.so`), Cause: v.Dependency, Title: "the installed Ascend CANN packages lack an operator this model needs",
 		Hint: "install the CANN toolkit and op packages that this server release requires, and source their set_env.sh (ASCEND_CUSTOM_OPP_PATH)"},
+	{ID: "nixl.missing_plugin", Matcher: re("due to the missing plugin", `^Skipping backend registration \w+ due to the missing plugin`), Cause: v.Dependency, Title: "nixl was installed without the backend plugin it needs",
+		Hint: "install a nixl build with the UCX plugin (the nixl wheel, or the server's image), and check NIXL_PLUGIN_DIR and the UCX libraries"},
 	{ID: "py.import", Matcher: re("ImportError|ModuleNotFoundError|No module named", `(^|\s)(ImportError|ModuleNotFoundError)\b|No module named`), Cause: v.Dependency, Title: "a Python module could not be imported",
 		Hint: "install the missing package (or the matching version) in the server's environment"},
 	// Servers say they give up in these words (llama.cpp "exiting due to
@@ -266,7 +276,9 @@ const hostMemoryHint = "the host ran out of memory (RAM): free memory or add RAM
 // exceptionRe matches the final line of a Python traceback:
 // "RuntimeError: ...", "torch._dynamo.exc.BackendCompilerFailed: ...",
 // "KeyError: 'x'", "AssertionError".
-var exceptionRe = lazyre.New(`^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Failed)(?::|$)`)
+// A class name after a module path may start in lower case
+// (nixl._bindings.nixlBackendError); a bare one may not.
+var exceptionRe = lazyre.New(`^(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[A-Z]\w*)(?:Error|Exception|Exit|Interrupt|Failure|Failed)(?::|$)`)
 
 // IsWaiting reports whether msg is one of the lines a server repeats while
 // it waits for something, which are no sign of progress.

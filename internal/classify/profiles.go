@@ -240,6 +240,19 @@ var vllm = &Profile{
 		// neither a Hub id that answers nor a directory with a config.
 		{ID: "vllm.invalid_repo", Matcher: lit("Invalid repository ID or local directory specified"), Cause: v.ModelLoad, Title: "the model is neither a reachable Hub id nor a local model directory",
 			Hint: "check the path or id, that the directory holds config.json (mount the whole Hugging Face cache, not only snapshots/), HF_HUB_OFFLINE and network access"},
+		// lora/peft_helper.py PEFTHelper.validate_legal (0.8-0.13), through
+		// serving_models.py init_static_loras for --lora-modules.
+		{ID: "vllm.lora_rank", Matcher: re("max_lora_rank", `LoRA rank \d+ is greater than max_lora_rank \d+`), Cause: v.Config, Title: "the LoRA adapter's rank is above --max-lora-rank",
+			Hint: "raise --max-lora-rank{flag:--max-lora-rank} to at least the adapter's rank, or use an adapter of lower rank"},
+		// quantization/compressed_tensors/compressed_tensors.py
+		// _check_scheme_supported (0.7-0.13); its RuntimeError's arguments
+		// print as a tuple.
+		{ID: "vllm.quant_scheme_capability", Matcher: re("Quantization scheme is not supported for", `Quantization scheme is not supported for .{0,8}the current GPU\. (Min|Required) capability: \d+`), Cause: v.Config, Title: "this GPU is too old for the checkpoint's quantization scheme",
+			Hint: "use a checkpoint quantized for this GPU (GPTQ/AWQ W4A16 run on older GPUs), or a GPU with the capability the message names"},
+		// v1/engine/utils.py CoreEngineActorManager (0.9-0.13): data
+		// parallel over Ray asks for more GPUs than the cluster has.
+		{ID: "vllm.dp_resources", Matcher: re("Not enough resources to allocate", `Not enough resources to allocate (\d+|%s) (placement groups|DP ranks)`), Cause: v.Config, Title: "the Ray cluster has too few GPUs for the data-parallel size",
+			Hint: "lower --data-parallel-size{flag:--data-parallel-size} (or the tensor-parallel size), or add GPU nodes to the Ray cluster (ray status)"},
 		// v1/engine/utils.py (0.10-0.12), VLLM_ENGINE_READY_TIMEOUT_S.
 		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
