@@ -78,6 +78,7 @@ type stat struct {
 	pid, ppid, pgrp, sid int
 	comm                 string
 	state                byte
+	majflt               uint64
 	utime, stime         uint64
 	threads              int
 	start                uint64 // clock ticks after boot
@@ -141,7 +142,7 @@ func parseStat(b []byte, withComm bool) (stat, error) {
 			}
 			st.state = f[0]
 			continue
-		case 1, 2, 3, 11, 12, 17, 19, 21:
+		case 1, 2, 3, 9, 11, 12, 17, 19, 21:
 			n, ok = atoi(f)
 			if !ok {
 				return st, errBadStat
@@ -156,6 +157,8 @@ func parseStat(b []byte, withComm bool) (stat, error) {
 			st.pgrp = int(n)
 		case 3:
 			st.sid = int(n)
+		case 9:
+			st.majflt = uint64(n)
 		case 11:
 			st.utime = uint64(n)
 		case 12:

@@ -90,9 +90,12 @@ type Proc struct {
 	State                byte   // R, S, D, Z, T, ... of the main thread
 	CPU                  time.Duration
 	RSS                  int64 // resident memory, bytes
-	IO                   IO
-	HasIO                bool // false when /proc/PID/io was unreadable (another user)
-	NumThreads           int  // from /proc/PID/stat
+	// MajorFaults counts the pages the process waited to have read in
+	// (majflt): an mmap-ed model file being loaded.
+	MajorFaults uint64
+	IO          IO
+	HasIO       bool // false when /proc/PID/io was unreadable (another user)
+	NumThreads  int  // from /proc/PID/stat
 	// Threads counts the threads by state, from task/*/stat (see
 	// Sampler.ThreadEvery for samples that reuse an earlier count).
 	Threads ThreadStates
@@ -192,12 +195,13 @@ func (fsys FS) readProc(r *reader, pid int, threads map[key]ThreadStates) (Proc,
 	}
 	p := Proc{
 		PID: st.pid, PPID: st.ppid, PGID: st.pgrp, SID: st.sid,
-		Comm:       st.comm,
-		State:      st.state,
-		CPU:        ticks(st.utime + st.stime),
-		RSS:        st.rssPages * fsys.pageSize(),
-		Start:      ticks(st.start),
-		NumThreads: st.threads,
+		Comm:        st.comm,
+		State:       st.state,
+		CPU:         ticks(st.utime + st.stime),
+		RSS:         st.rssPages * fsys.pageSize(),
+		MajorFaults: st.majflt,
+		Start:       ticks(st.start),
+		NumThreads:  st.threads,
 	}
 	if b, err := r.read(fsys.path(pid, "io")); err == nil {
 		p.IO, p.HasIO = parseIO(b), true

@@ -17,7 +17,7 @@ func TestParseStat(t *testing.T) {
 			name: "recorded scheduler",
 			line: "4180 (sglang::schedul) R 4100 4100 4100 0 -1 4194560 250000 0 1200 0 41200 3100 0 0 20 0 6 0 17280245 25769803776 2097152 18446744073709551615 94489280512 0\n",
 			want: stat{pid: 4180, ppid: 4100, pgrp: 4100, sid: 4100, comm: "sglang::schedul", state: 'R',
-				utime: 41200, stime: 3100, threads: 6, start: 17280245, rssPages: 2097152},
+				majflt: 1200, utime: 41200, stime: 3100, threads: 6, start: 17280245, rssPages: 2097152},
 		},
 		{
 			name: "comm with spaces and parentheses",
@@ -61,7 +61,7 @@ func TestSampleFixture(t *testing.T) {
 			want: Proc{PID: 4100, PPID: 4090, PGID: 4100, SID: 4100, Comm: "python3", State: 'S',
 				CPU: 27600 * time.Millisecond, RSS: 314572 * 4096,
 				IO:    IO{RChar: 412876543, WChar: 1048576, ReadBytes: 35651584, WriteBytes: 4096},
-				HasIO: true, NumThreads: 4, Threads: ThreadStates{Sleeping: 4}, Start: 172800 * time.Second},
+				HasIO: true, MajorFaults: 1200, NumThreads: 4, Threads: ThreadStates{Sleeping: 4}, Start: 172800 * time.Second},
 		},
 		{
 			name: "running scheduler",
@@ -69,7 +69,7 @@ func TestSampleFixture(t *testing.T) {
 			want: Proc{PID: 4180, PPID: 4100, PGID: 4100, SID: 4100, Comm: "sglang::schedul", State: 'R',
 				CPU: 443 * time.Second, RSS: 8 * GiB,
 				IO:    IO{RChar: 58*GiB + 123*MiB, WChar: 2 * MiB, ReadBytes: 58*GiB + 123*MiB - 300*MiB, WriteBytes: 12 * MiB},
-				HasIO: true, NumThreads: 6, Threads: ThreadStates{Running: 1, Sleeping: 5}, Start: 172802450 * time.Millisecond},
+				HasIO: true, MajorFaults: 1200, NumThreads: 6, Threads: ThreadStates{Running: 1, Sleeping: 5}, Start: 172802450 * time.Millisecond},
 		},
 		{
 			name: "scheduler in disk wait",
@@ -77,7 +77,7 @@ func TestSampleFixture(t *testing.T) {
 			want: Proc{PID: 4181, PPID: 4100, PGID: 4100, SID: 4100, Comm: "sglang::schedul", State: 'D',
 				CPU: 431 * time.Second, RSS: 8 * GiB,
 				IO:    IO{RChar: 58*GiB + 123*MiB, WChar: 2 * MiB, ReadBytes: 58*GiB + 123*MiB - 280*MiB, WriteBytes: 12 * MiB},
-				HasIO: true, NumThreads: 6, Threads: ThreadStates{DiskWait: 1, Sleeping: 5}, Start: 172802460 * time.Millisecond},
+				HasIO: true, MajorFaults: 1200, NumThreads: 6, Threads: ThreadStates{DiskWait: 1, Sleeping: 5}, Start: 172802460 * time.Millisecond},
 		},
 		{
 			name: "orphan",
@@ -85,7 +85,7 @@ func TestSampleFixture(t *testing.T) {
 			want: Proc{PID: 4250, PPID: 1, PGID: 4100, SID: 4100, Comm: "ninja", State: 'S',
 				CPU: 50 * time.Millisecond, RSS: 2600 * 4096,
 				IO:    IO{RChar: 331776, WChar: 2048},
-				HasIO: true, NumThreads: 1, Threads: ThreadStates{Sleeping: 1}, Start: 172890 * time.Second},
+				HasIO: true, MajorFaults: 1200, NumThreads: 1, Threads: ThreadStates{Sleeping: 1}, Start: 172890 * time.Second},
 		},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,13 @@ const (
 	// BusyRSS is the RSS growth, in bytes per second, at which a tree counts
 	// as working (weights being copied into memory).
 	BusyRSS = 8 << 20
+	// BusyFaults is the rate of major page faults, per second, at which a
+	// tree counts as working: a model mmap-ed from a slow network file
+	// system is read in by faults, which neither the I/O counters (read
+	// calls, block devices) nor a slow RSS growth show. Each fault reads
+	// at least a page; an idle process takes none, and one blocked on a
+	// dead mount completes none.
+	BusyFaults = 16
 )
 
 // Delta is the change between two samples of a tree.
@@ -35,6 +42,8 @@ type Delta struct {
 	// per second (negative when memory is released).
 	RSS     int64
 	RSSRate float64
+	// MajorFaults is the rate of major page faults, per second.
+	MajorFaults float64
 	// Procs and Threads describe the tree now.
 	Procs   int
 	Threads ThreadStates
@@ -66,6 +75,7 @@ func Diff(prev, cur Sample) Delta {
 	var cpu time.Duration
 	var io IO
 	var rss int64
+	var faults uint64
 	for _, p := range cur.Procs {
 		old, ok := before[p.key()]
 		if !ok {
@@ -76,6 +86,7 @@ func Diff(prev, cur Sample) Delta {
 			cpu += p.CPU
 			io = io.add(p.IO)
 			rss += p.RSS
+			faults += p.MajorFaults
 			continue
 		}
 		delete(before, p.key())
@@ -87,6 +98,9 @@ func Diff(prev, cur Sample) Delta {
 			io = io.add(p.IO.sub(old.IO))
 		}
 		rss += p.RSS - old.RSS
+		if p.MajorFaults >= old.MajorFaults {
+			faults += p.MajorFaults - old.MajorFaults
+		}
 	}
 	for _, p := range before {
 		d.Died = append(d.Died, p)
@@ -107,12 +121,14 @@ func Diff(prev, cur Sample) Delta {
 	d.ReadChars = float64(io.RChar) / sec
 	d.WriteChars = float64(io.WChar) / sec
 	d.RSSRate = float64(rss) / sec
+	d.MajorFaults = float64(faults) / sec
 	return d
 }
 
 // Busy reports whether the tree did work between the two samples: CPU at
 // least BusyCPU cores, any I/O rate at least BusyIO, RSS growing at least
-// BusyRSS, or a process starting or ending. Threads in D state alone do not
+// BusyRSS, major page faults at least BusyFaults a second, or a process
+// starting or ending. Threads in D state alone do not
 // count: a thread stuck on a dead NFS mount sits in D forever.
 func (d Delta) Busy() bool {
 	return len(d.Activity()) > 0
@@ -138,6 +154,9 @@ func (d Delta) Activity() []string {
 	}
 	if d.RSSRate >= BusyRSS {
 		out = append(out, fmt.Sprintf("rss +%s/s", FormatBytes(int64(d.RSSRate))))
+	}
+	if d.MajorFaults >= BusyFaults {
+		out = append(out, fmt.Sprintf("page-ins %.0f/s", d.MajorFaults))
 	}
 	if n := len(d.Appeared); n > 0 {
 		out = append(out, plural(n, "process", "processes")+" started")

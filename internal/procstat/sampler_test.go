@@ -57,9 +57,12 @@ func TestSamplerFixture(t *testing.T) {
 		{"appeared", pidsOf(d.Appeared), []int{4301}},
 		{"died", pidsOf(d.Died), []int{4250}},
 		{"died comm", d.Died[0].Comm, "ninja"},
+		// Every process of the fixture has taken 1200 major faults, at
+		// both times: only the new one's count since its start is new.
+		{"major faults/s", d.MajorFaults, 1200.0},
 		{"busy", d.Busy(), true},
 		{"activity", strings.Join(d.Activity(), "; "),
-			"cpu 1.6 cores; disk read 200.0 MiB/s; read 211.0 MiB/s; rss +389.8 MiB/s; 1 process started; 1 process ended"},
+			"cpu 1.6 cores; disk read 200.0 MiB/s; read 211.0 MiB/s; rss +389.8 MiB/s; page-ins 1200/s; 1 process started; 1 process ended"},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
@@ -151,6 +154,8 @@ func TestDeltaBusy(t *testing.T) {
 		{"cached weights", Delta{Interval: time.Second, ReadChars: 2 * MiB}, []string{"read 2.0 MiB/s"}},
 		{"rss growth", Delta{Interval: time.Second, RSSRate: 512 * MiB}, []string{"rss +512.0 MiB/s"}},
 		{"only D threads", Delta{Interval: time.Second, Threads: ThreadStates{DiskWait: 3}}, nil},
+		{"mmap-ed weights paged in", Delta{Interval: time.Second, MajorFaults: 40, RSSRate: 5 * MiB}, []string{"page-ins 40/s"}},
+		{"a few faults", Delta{Interval: time.Second, MajorFaults: BusyFaults - 1}, nil},
 		{"process churn", Delta{Interval: time.Second, Appeared: make([]Proc, 2), Died: make([]Proc, 1)},
 			[]string{"2 processes started", "1 process ended"}},
 	}
