@@ -106,6 +106,11 @@ var commonFailures = []FailureRule{
 	// vLLM's and SGLang's KV connectors: the transport could not be set up.
 	{ID: "nixl.backend_error", Matcher: re("NIXL_ERR_", `nixlBackendError: NIXL_ERR_\w+`), Cause: v.NCCL, Title: "NIXL could not set up the KV-transfer transport",
 		Hint: "check the RDMA devices the process sees (ibv_devices, UCX_NET_DEVICES), UCX_TLS, and that nixl's bundled UCX matches the system's"},
+	// TensorRT-LLM's NIXL transfer agent (executor/cache_transmission/
+	// nixl_utils/transferAgent.cpp) and nixl/UCX's own words when the KV
+	// cache cannot be registered.
+	{ID: "nixl.register_failed", Matcher: re("NIXL_SUCCESS|registerMem: registration failed|detected as host by UCX", `Assertion failed: status == NIXL_SUCCESS|registerMem: registration failed|VRAM memory is detected as host by UCX`), Cause: v.NCCL, Title: "NIXL / UCX could not register the KV cache for transfer",
+		Hint: "UCX_TLS must include cuda_copy / cuda_ipc (a UCX_TLS=tcp inherited from the host's MPI breaks it); check UCX's CUDA support (ucx_info -d) and UCX_NET_DEVICES"},
 	{ID: "torch.rendezvous", Matcher: re("Rendezvous|Timed out initializing process group", `RendezvousTimeoutError|Timed out initializing process group|RendezvousConnectionError`), Cause: v.NCCL, Title: "distributed rendezvous failed",
 		Hint: "check that every node started and can reach the rendezvous address and port"},
 	// kernel_build (before cuda and dependency: a failed JIT build is the root)
@@ -129,6 +134,10 @@ var commonFailures = []FailureRule{
 	{ID: "torch.backend_compiler", Matcher: re("BackendCompilerFailed|InductorError", `BackendCompilerFailed|InductorError`), Cause: v.KernelBuild, Title: "torch.compile failed to build kernels",
 		Hint: "start once with --enforce-eager (vLLM) or without --enable-torch-compile (SGLang) to confirm; clear the torch.compile and Triton caches"},
 	// cuda
+	// torch.cuda.set_device with an index past the visible GPUs: the
+	// ranks asked for more GPUs than the node or container shows.
+	{ID: "cuda.invalid_ordinal", Matcher: lit("invalid device ordinal"), Cause: v.Config, Title: "a process was given a GPU index that does not exist",
+		Hint: "the ranks per node ask for more GPUs than are visible: check nvidia-smi, CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES, the tensor-parallel size per node (--tp{flag:--tp}, --tensor-parallel-size{flag:--tensor-parallel-size}), --nnodes and --base-gpu-id"},
 	{ID: "cuda.no_kernel_image", Matcher: lit("no kernel image is available"), Cause: v.CUDA, Title: "the kernels were not built for this GPU",
 		Hint: "this GPU's architecture (sm_XX) is missing from the installed torch / kernel wheels: install builds for it (e.g. CUDA 12.8+ wheels for Blackwell) or set TORCH_CUDA_ARCH_LIST and rebuild"},
 	{ID: "cuda.illegal_access", Matcher: re("illegal|misaligned address", `illegal memory access|illegal instruction was encountered|misaligned address`), Cause: v.CUDA, Title: "a CUDA kernel crashed",
@@ -242,7 +251,9 @@ var commonFailures = []FailureRule{
 	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
 		Hint: "read the field named in the validation error and fix that flag"},
 	// dependency
-	{ID: "py.version_check", Matcher: re("is installed with version|Please reinstall the latest version|but you have|version mismatch", `is installed with version .* (less|lower) than|Please reinstall the latest version|requires .*, but you have|version mismatch`), Cause: v.Dependency, Title: "an installed package has the wrong version",
+	// sglang srt/utils.py assert_pkg_version (0.4-0.5): too old, or not
+	// installed at all ("with minimum required version X is not installed").
+	{ID: "py.version_check", Matcher: re("is installed with version|Please reinstall the latest version|but you have|version mismatch|with minimum required version", `is installed with version .* (less|lower) than|Please reinstall the latest version|requires .*, but you have|version mismatch|with minimum required version \S+ is not installed`), Cause: v.Dependency, Title: "an installed package has the wrong version",
 		Hint: "install the package versions this server release pins (pip install -U / reinstall in a fresh environment)"},
 	{ID: "torch.no_cuda_build", Matcher: lit("Torch not compiled with CUDA enabled"), Cause: v.Dependency, Title: "the installed torch has no CUDA support",
 		Hint: "install a CUDA build of torch that matches the server's requirements"},

@@ -103,6 +103,9 @@ var sglang = &Profile{
 		// mem_cache/mamba_radix_cache.py MambaRadixCache.__init__ (0.5.x).
 		{ID: "sglang.mamba_page_size", Matcher: lit("Page size must be 1 for MambaRadixCache"), Cause: v.Config, Title: "the hybrid (Mamba) model's radix cache needs page size 1",
 			Hint: "drop --page-size, use --mamba-scheduler-strategy extra_buffer, or --disable-radix-cache"},
+		// managers/template_manager.py (openai_api/adapter.py before 0.4).
+		{ID: "sglang.chat_template", Matcher: re("is not a built-in template name", `Chat template \S+ is not a built-in template name or a valid chat template file path`), Cause: v.Config, Title: "--chat-template names neither a built-in template nor a file",
+			Hint: "give a built-in template name or an existing .jinja / .json path (relative to the server's working directory)"},
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, KillsOwn: true, Title: "a child process failed and the launcher is killing the server"},
 		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
 		// "Initialization failed. warmup error: ...".
@@ -253,6 +256,16 @@ var vllm = &Profile{
 		// parallel over Ray asks for more GPUs than the cluster has.
 		{ID: "vllm.dp_resources", Matcher: re("Not enough resources to allocate", `Not enough resources to allocate (\d+|%s) (placement groups|DP ranks)`), Cause: v.Config, Title: "the Ray cluster has too few GPUs for the data-parallel size",
 			Hint: "lower --data-parallel-size{flag:--data-parallel-size} (or the tensor-parallel size), or add GPU nodes to the Ray cluster (ray status)"},
+		// config/model.py ModelConfig.verify_with_parallel_config (0.6-0.13).
+		{ID: "vllm.pp_unsupported", Matcher: re("Pipeline parallelism is", `Pipeline parallelism is (not supported for this model|only supported for the following|not supported yet)`), Cause: v.Config, Title: "this model does not support pipeline parallelism",
+			Hint: "drop --pipeline-parallel-size{flag:--pipeline-parallel-size} and shard with --tensor-parallel-size, or use a vLLM whose model class supports it"},
+		// executor/ray_utils.py initialize_ray_cluster and
+		// ray_distributed_executor.py (0.7-0.13).
+		{ID: "vllm.ray_no_gpu_on_node", Matcher: lit("Current node has no GPU available|Ray does not allocate any GPUs on the driver node"), Cause: v.Config, Title: "the Ray placement group has no GPU on the node the engine runs on",
+			Hint: "run the server on a GPU node of the Ray cluster (VLLM_HOST_IP), free GPUs held by leaked placement groups (ray status), and make the parallel sizes fit the cluster's GPUs"},
+		// v1/worker/gpu_worker.py init_device (0.11-0.13).
+		{ID: "vllm.world_size_gpus", Matcher: re("local_world_size", `local_world_size \(\d+\) must be less than or equal to the number of visible devices \(\d+\)`), Cause: v.Config, Title: "more ranks per node than GPUs visible",
+			Hint: "set --tensor-parallel-size{flag:--tensor-parallel-size} to the GPUs per node and span nodes with --pipeline-parallel-size; check CUDA_VISIBLE_DEVICES"},
 		// v1/engine/utils.py (0.10-0.12), VLLM_ENGINE_READY_TIMEOUT_S.
 		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
@@ -274,6 +287,8 @@ var trtllm = &Profile{
 		// llmapi (1.x): "rank 0 using MpiPoolSession to spawn MPI processes".
 		{ID: "trtllm.phase.mpi_session", Matcher: re("MpiPoolSession|MpiCommSession", `using Mpi(Pool|Comm)Session`), Phase: v.Distributed},
 		{ID: "trtllm.phase.loading", Matcher: re("oading|load weights|weights loaded", `(?i)loading (model|weights|checkpoint)|load weights|weights loaded|Loading engine`), Phase: v.Weights},
+		// cpp runtime TllmRuntime (the TensorRT engine path).
+		{ID: "trtllm.phase.loaded_engine", Matcher: re("Loaded engine size", `Loaded engine size: \d+`), Phase: v.Weights},
 		// _torch/pyexecutor (1.x): the model is built and loaded; the KV
 		// cache is sized next.
 		{ID: "trtllm.phase.model_init", Matcher: re("Model init total", `^Model init total -- `), Phase: v.KVCache},
@@ -311,6 +326,25 @@ var trtllm = &Profile{
 		// TensorRT engine path).
 		{ID: "trtllm.hf_arch_unsupported", Matcher: re("is not supported in TRT-LLM yet", `model architecture \S+ is not supported in TRT-LLM yet`), Cause: v.Config, Title: "this TensorRT-LLM backend does not support the model's architecture",
 			Hint: "use --backend pytorch if that backend supports the model, or upgrade TensorRT-LLM"},
+		// cpp/tensorrt_llm/thop/fp8BlockScalingGemm.cpp, the CUTLASS FP4
+		// GEMM dispatch and the FP4 block-scale MoE (0.2x-1.x): this GPU's
+		// SM has no kernel for the checkpoint's quantization.
+		{ID: "trtllm.sm_unsupported", Matcher: re("Unsupported SM version for|Arch unsupported for|is supported by", `Unsupported SM version for .*GEMM|Arch unsupported for CUTLASS \w+ GEMM|Only SM\d+ is supported by`), Cause: v.Config, Title: "this GPU has no kernel for the checkpoint's quantization",
+			Hint: "FP8 block-scale and NVFP4 kernels need specific GPUs (NVFP4: Blackwell): use a BF16 or per-tensor FP8 checkpoint, or a TensorRT-LLM release that supports this GPU"},
+		// _torch/modules/attention.py (1.x): gpt-oss attention sinks.
+		{ID: "trtllm.attn_backend_unsupported", Matcher: lit("are only supported for TRTLLM backend"), Cause: v.Config, Title: "the chosen attention backend cannot run this model",
+			Hint: "set attn_backend: TRTLLM (the default) in the extra LLM API options"},
+		// trtllmGenKernels/batchedGemm/KernelRunner.cpp (1.0): a GEMM
+		// kernel failed to launch (newer builds name the CUresult).
+		{ID: "trtllm.gemm_run_failed", Matcher: lit("Error occurred when running GEMM!"), Cause: v.CUDA, Title: "a TensorRT-LLM GEMM kernel failed to run",
+			Hint: "the kernel for this GPU and MoE backend failed to launch: try another moe_backend (CUTLASS), and check that the build targets this GPU"},
+		// mpi4py.futures spawning the MPI worker pool (executor/proxy.py
+		// MpiPoolSession); the process then hangs rather than exits.
+		{ID: "trtllm.mpi_spawn", Matcher: re("mpi4py.MPI.Exception", `mpi4py\.MPI\.Exception: MPI_ERR_\w+`), Cause: v.NCCL, Fatal: true, Title: "MPI could not spawn the worker processes",
+			Hint: "use the Open MPI the image was built for (OPAL_PREFIX), or launch with `mpirun` / `srun` and trtllm-llmapi-launch so that the workers are existing ranks"},
+		// TensorRT's engine deserialization (runtime/tllmRuntime.cpp).
+		{ID: "trtllm.engine_version", Matcher: re("Version tag does not match|Serialized Engine Version", `Version tag does not match|Serialized Engine Version`), Cause: v.Dependency, Title: "the TensorRT engine was built by another TensorRT version",
+			Hint: "rebuild the engine (trtllm-build) with this container's TensorRT-LLM, or run the release that built it"},
 		// Open MPI, under trtllm-serve with more than one rank.
 		{ID: "trtllm.mpi_abort", Matcher: lit("MPI_ABORT was invoked on rank"), Fatal: true, Title: "an MPI rank aborted"},
 		// llmapi/llm_utils.py (0.2x-1.x).
