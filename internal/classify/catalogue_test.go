@@ -205,6 +205,10 @@ var failureLines = []ruleLine{
 	{"llamacpp", "llamacpp.grammar", "parse: error parsing grammar: Undefined rule identifier 'item'"},
 	{"llamacpp", "llamacpp.ui_config", "0.01.505.825 E srv          init: init: failed to parse UI config: [json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing object key"},
 	{"llamacpp", "sys.abort", "/app/build/bin/libggml-base.so.0(ggml_abort+0x15b)[0x7f3a1c2184cb]"},
+	// llama.cpp#27309 (Metal), llama.cpp#18366.
+	{"llamacpp", "llamacpp.metal_cb_oom", "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"},
+	{"llamacpp", "llamacpp.metal_error_state", "0.26.672.401 E ggml_metal_graph_compute: backend is in error state from a previous command buffer failure - recreate the backend to recover"},
+	{"llamacpp", "llamacpp.pretokenizer", "llama_model_load: error loading model: error loading model vocabulary: unknown pre-tokenizer type: 'gpt-4o'"},
 }
 
 // phaseLines hold a line for every phase marker and progress-bar rule,

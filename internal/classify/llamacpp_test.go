@@ -103,6 +103,12 @@ var llamacppSourceLines = []llamaLine{
 	{name: "metal buffer", line: "0.00.905.765 E ggml_metal_buffer_init: error: failed to allocate buffer, size = 32768.00 MiB", rule: "llamacpp.metal_alloc", cause: v.GPUOOM, error: true},
 	// ggml/src/ggml-sycl/ggml-sycl.cpp.
 	{name: "sycl buffer", line: "0.00.705.765 E ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 4617404416 Bytes of memory on device", rule: "llamacpp.sycl_alloc", cause: v.GPUOOM, error: true},
+	// ggml/src/ggml-metal/ggml-metal-context.m: macOS's description of a
+	// command buffer that ran out of memory, then every later graph.
+	{name: "metal command buffer", line: "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", rule: "llamacpp.metal_cb_oom", cause: v.GPUOOM, error: true},
+	{name: "metal error state", line: "0.26.672.401 E ggml_metal_graph_compute: backend is in error state from a previous command buffer failure - recreate the backend to recover", rule: "llamacpp.metal_error_state", error: true},
+	// src/llama-vocab.cpp.
+	{name: "pre-tokenizer", line: "0.00.105.765 E llama_model_load: error loading model: error loading model vocabulary: unknown pre-tokenizer type: 'gpt-4o'", rule: "llamacpp.pretokenizer", cause: v.Config, phase: v.Weights, error: true},
 	// src/llama-context.cpp.
 	{name: "backend init", line: "0.00.008.765 E llama_init_from_model: failed to initialize the context: failed to initialize CUDA0 backend", rule: "llamacpp.backend_init", cause: v.CUDA, error: true},
 }

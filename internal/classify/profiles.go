@@ -406,6 +406,17 @@ var llamacpp = &Profile{
 		// src/llama-model.cpp (b10587).
 		{ID: "llamacpp.arch", Matcher: lit("unknown model architecture"), Cause: v.Config, Title: "this build does not know the model's architecture",
 			Hint: "update llama.cpp: the model needs a newer build than this one"},
+		// src/llama-vocab.cpp (b10587): a tokenizer newer than this build,
+		// like an unknown architecture.
+		{ID: "llamacpp.pretokenizer", Matcher: lit("unknown pre-tokenizer type"), Cause: v.Config, Title: "this build does not know the model's pre-tokenizer",
+			Hint: "update llama.cpp (the GGUF needs a newer build), or convert the model again with a convert_hf_to_gguf.py that matches this build"},
+		// ggml/src/ggml-metal/ggml-metal-context.m (b10587): a command
+		// buffer that ran out of GPU memory leaves the backend in an error
+		// state, and every later graph fails; the server may still say it
+		// is ready (its warm-up's result is not checked).
+		{ID: "llamacpp.metal_cb_oom", Matcher: re("kIOGPUCommandBufferCallbackErrorOutOfMemory", `Insufficient Memory \(\w+:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`), Cause: v.GPUOOM, Title: "Metal ran out of GPU memory while running the model",
+			Hint: "lower the context (-c) or the layers offloaded (-ngl), quantize the KV cache, or raise the GPU's wired memory limit (sysctl iogpu.wired_limit_mb): the server keeps running but every request fails"},
+		{ID: "llamacpp.metal_error_state", Matcher: lit("backend is in error state from a previous command buffer failure"), Fatal: true, Title: "the Metal backend is in an error state"},
 		// ggml/src/ggml-metal/ggml-metal-device.m (b10587): Metal's own
 		// word of the allocation that alloc_tensor_range then reports.
 		{ID: "llamacpp.metal_alloc", Matcher: lit("ggml_metal_buffer_init: error: failed to allocate buffer"), Cause: v.GPUOOM, Title: "Metal could not allocate a GPU buffer",

@@ -743,8 +743,14 @@ func (j *Judge) decide(now time.Time) *observe.Result {
 	if !j.evidenceOpen && j.hasCause() {
 		settle = SettleShort
 	}
-	if !j.fatalAt.IsZero() && (now.Sub(j.lastLineAt) >= settle || now.Sub(j.fatalAt) >= SettleMax) {
-		return j.failure(now)
+	if !j.fatalAt.IsZero() {
+		if now.Sub(j.lastLineAt) >= settle || now.Sub(j.fatalAt) >= SettleMax {
+			return j.failure(now)
+		}
+		// The start is over; a ready line printed while the failure's
+		// evidence comes in (llama.cpp says "model loaded" after a warm-up
+		// that failed) does not make it ready.
+		return nil
 	}
 	if r := j.readiness(now); r != nil {
 		return r
