@@ -491,14 +491,18 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	if ix < 0 || ph == j.phase || (ix < j.phaseIx && !back) {
 		return
 	}
-	// The process that moved on was not stopped by the errors it printed.
-	kept := j.signals[:0]
-	for _, s := range j.signals {
-		if s.source != source {
-			kept = append(kept, s)
+	// The process that moved on was not stopped by the errors it printed,
+	// unless a fatal line said they ended the start (llama.cpp goes on
+	// to its slots after a warm-up that failed).
+	if j.fatalAt.IsZero() {
+		kept := j.signals[:0]
+		for _, s := range j.signals {
+			if s.source != source {
+				kept = append(kept, s)
+			}
 		}
+		j.signals = kept
 	}
-	j.signals = kept
 	from := j.phase
 	j.phase, j.phaseIx = ph, ix
 	// A server that flips between two phases on every line (llama.cpp's

@@ -327,12 +327,13 @@ func TestVerdicts(t *testing.T) {
 		{
 			// ggml-metal-context.m leaves the backend in an error state and
 			// the server still says it is ready (llama.cpp#27309).
-			name:  "a ready line while a fatal line's evidence settles does not make the start ready",
-			cfg:   Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			name: "a ready line while a fatal line's evidence settles does not make the start ready",
+			cfg:  Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(0.1, "0.00.004.892 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)"),
 				ln(1, "0.26.672.359 E ggml_metal_synchronize: error: command buffer 0 failed with status 5"),
 				ln(1, "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)"),
 				ln(1, "0.26.672.401 E ggml_metal_graph_compute: backend is in error state from a previous command buffer failure - recreate the backend to recover"),
+				ln(1.01, "0.26.675.731 I srv    load_model: initializing, n_slots = 1, n_ctx_slot = 40960, kv_unified = 'false'"),
 				ln(1.01, "0.26.675.118 I srv  llama_server: model loaded"), hl(1.01, ok200)},
 			end: 20, verdict: v.Failed, cause: v.GPUOOM, from: 1.05, to: 1.8, evidence: "kIOGPUCommandBufferCallbackErrorOutOfMemory",
 		},
