@@ -181,6 +181,9 @@ var failureLines = []ruleLine{
 	{"sglang", "py.version_check", "Exception: flashinfer_python with minimum required version 0.2.5 is not installed. Please uninstall the old version and reinstall the latest version by following the instructions at https://docs.flashinfer.ai/installation.html."},
 	{"sglang", "sglang.chat_template", "RuntimeError: Chat template configs/chat_templates/zephyr.jinja is not a built-in template name or a valid chat template file path."},
 	{"sglang", "cuda.invalid_ordinal", "RuntimeError: CUDA error: invalid device ordinal"},
+	// sglang#12835, sglang PR #6058, sglang#8256.
+	{"sglang", "sglang.arch_no_impl", "ValueError: Qwen3NextForCausalLM has no SGlang implementation and the Transformers implementation is not compatible with SGLang."},
+	{"sglang", "sglang.embedding_unsupported", "AssertionError: embedding is not supported yet"},
 	{"trtllm", "trtllm.unknown_arch", "ValueError: Unknown architecture for AutoModelForCausalLM: WhisperForConditionalGeneration"},
 	{"trtllm", "trtllm.hf_arch_unsupported", "NotImplementedError: The given huggingface model architecture DeepseekV3ForCausalLM is not supported in TRT-LLM yet"},
 	{"vllm", "vllm.invalid_repo", "ValueError: Invalid repository ID or local directory specified: '/models/Qwen3-8B'."},

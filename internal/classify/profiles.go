@@ -103,6 +103,13 @@ var sglang = &Profile{
 		// mem_cache/mamba_radix_cache.py MambaRadixCache.__init__ (0.5.x).
 		{ID: "sglang.mamba_page_size", Matcher: lit("Page size must be 1 for MambaRadixCache"), Cause: v.Config, Title: "the hybrid (Mamba) model's radix cache needs page size 1",
 			Hint: "drop --page-size, use --mamba-scheduler-strategy extra_buffer, or --disable-radix-cache"},
+		// model_loader/utils.py resolve_transformers_arch (0.4.x-0.5.x): no
+		// native class, and the Transformers fallback does not fit.
+		{ID: "sglang.arch_no_impl", Matcher: re("is not compatible with SGLang", `has no SG[Ll]ang implementation and (the Transformers implementation )?is not compatible with SGLang|The Transformers implementation of \S+ is not compatible with SGLang`), Cause: v.Config, Title: "the model architecture has no implementation in this SGLang build",
+			Hint: "upgrade SGLang (or use the image for this device) that registers the architecture, or serve a supported one; an earlier 'Ignore import error when loading sglang.srt.models...' line names a native class that failed to import"},
+		// models/transformers.py TransformersForCausalLM.forward (0.4.x-0.5.x).
+		{ID: "sglang.embedding_unsupported", Matcher: lit("embedding is not supported yet"), Cause: v.Config, Title: "this model's implementation cannot serve embeddings (--is-embedding)",
+			Hint: "the architecture runs through the Transformers fallback, which has no pooling: drop --is-embedding, or use a release with a native classification or reward class for it"},
 		// managers/template_manager.py (openai_api/adapter.py before 0.4).
 		{ID: "sglang.chat_template", Matcher: re("is not a built-in template name", `Chat template \S+ is not a built-in template name or a valid chat template file path`), Cause: v.Config, Title: "--chat-template names neither a built-in template nor a file",
 			Hint: "give a built-in template name or an existing .jinja / .json path (relative to the server's working directory)"},
