@@ -184,6 +184,10 @@ var failureLines = []ruleLine{
 	// sglang#12835, sglang PR #6058, sglang#8256.
 	{"sglang", "sglang.arch_no_impl", "ValueError: Qwen3NextForCausalLM has no SGlang implementation and the Transformers implementation is not compatible with SGLang."},
 	{"sglang", "sglang.embedding_unsupported", "AssertionError: embedding is not supported yet"},
+	// vllm#26431, vllm PR #17132, vllm-ascend#4197.
+	{"vllm", "triton.fp8e4nv_arch", `ValueError("type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')")`},
+	{"vllm", "vllm.mistral_params", "ValueError: Failed to load mistral 'params.json' config for model RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-FP8-dynamic. Please check if the model is a mistral-format model and if the config file exists."},
+	{"vllm", "vllm.attn_backend_name", "ValueError: Unknown attention backend: 'ASCEND'. Valid options are: FLASH_ATTN, TRITON_ATTN, FLASHINFER"},
 	{"trtllm", "trtllm.unknown_arch", "ValueError: Unknown architecture for AutoModelForCausalLM: WhisperForConditionalGeneration"},
 	{"trtllm", "trtllm.hf_arch_unsupported", "NotImplementedError: The given huggingface model architecture DeepseekV3ForCausalLM is not supported in TRT-LLM yet"},
 	{"vllm", "vllm.invalid_repo", "ValueError: Invalid repository ID or local directory specified: '/models/Qwen3-8B'."},

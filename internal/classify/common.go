@@ -118,8 +118,14 @@ var commonFailures = []FailureRule{
 		Hint: "check the compiler output above; make sure nvcc and the CUDA headers match the installed torch, or use prebuilt kernels (FlashInfer JIT cache, sgl-kernel wheels) for this GPU"},
 	{ID: "jit.no_cc", Matcher: lit("Failed to find C compiler"), Cause: v.KernelBuild, Title: "no C compiler for Triton's runtime build",
 		Hint: "install gcc in the image or set CC; or start with --enforce-eager to skip torch.compile"},
-	{ID: "jit.triton", Matcher: re("triton.compiler.errors|CompilationError", `triton\.compiler\.errors\.\w+|CompilationError`), Cause: v.KernelBuild, Title: "a Triton kernel failed to compile",
+	// Triton's CompilationError ("at 1:0:") announces the error that the
+	// lines after it spell out: a cause found there is the root.
+	{ID: "jit.triton", Matcher: re("triton.compiler.errors|CompilationError", `triton\.compiler\.errors\.\w+|CompilationError`), Cause: v.KernelBuild, Wrapper: true, Title: "a Triton kernel failed to compile",
 		Hint: "check the Triton version against torch; clear ~/.triton/cache; try --enforce-eager (vLLM) or --disable-cuda-graph / another attention backend"},
+	// triton's code generator (3.x): the kernel asks for e4m3 FP8 (an FP8
+	// KV cache or checkpoint) on a GPU older than Ada / Hopper.
+	{ID: "triton.fp8e4nv_arch", Matcher: re("fp8e4nv", `type fp8e4nv not supported in this architecture|fp8e4nv data type is not supported on CUDA arch`), Cause: v.Config, Title: "FP8 (e4m3) is not supported on this GPU",
+		Hint: "this GPU has no e4m3 FP8 (it needs compute capability 8.9 or later): use --kv-cache-dtype auto or fp8_e5m2, or a checkpoint that is not FP8"},
 	// triton/runtime/errors.py OutOfResources (3.x): the compiled kernel
 	// needs more shared memory or registers than this GPU has (a tile
 	// config made for a bigger GPU).

@@ -239,6 +239,14 @@ var vllm = &Profile{
 		// cache dtype and the GPU; the message lists why each was refused.
 		{ID: "vllm.attn_backend", Matcher: re("No valid attention backend found|is not valid for this configuration", `No valid attention backend found for|Selected backend \S+ is not valid for this configuration`), Cause: v.Config, Title: "no attention backend supports this model, KV cache dtype and GPU",
 			Hint: "the message's reasons say why each backend was refused: choose another --attention-backend or --kv-cache-dtype, or a GPU and vLLM release that support this model (sparse MLA needs Hopper or Blackwell)"},
+		// attention/backends/registry.py (0.11-0.13): an attention backend
+		// name (VLLM_ATTENTION_BACKEND, --attention-backend) this build lacks.
+		{ID: "vllm.attn_backend_name", Matcher: re("Unknown attention backend", `Unknown attention backend: '[^']*'\. Valid options are:`), Cause: v.Config, Title: "unknown attention backend name",
+			Hint: "VLLM_ATTENTION_BACKEND or --attention-backend names a backend this vLLM lacks: unset it or pick one from the list (names change between releases)"},
+		// transformers_utils/config.py load_params_config (0.8-0.10):
+		// --config-format mistral on a checkpoint without params.json.
+		{ID: "vllm.mistral_params", Matcher: lit("mistral 'params.json' config"), Cause: v.Config, Title: "Mistral format asked for, but the model has no params.json",
+			Hint: "this checkpoint is in Hugging Face format: drop --tokenizer-mode / --config-format / --load-format mistral, or use the repository that ships params.json"},
 		// entrypoints/openai/api_server.py validate_api_server_args
 		// (0.8-0.13): a parser name this release does not have.
 		{ID: "vllm.parser_name", Matcher: re("invalid tool call parser|invalid reasoning parser", `invalid (tool call|reasoning) parser: `), Cause: v.Config, Fatal: true, Title: "unknown --tool-call-parser or --reasoning-parser",
