@@ -188,6 +188,13 @@ var failureLines = []ruleLine{
 	{"vllm", "triton.fp8e4nv_arch", `ValueError("type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')")`},
 	{"vllm", "vllm.mistral_params", "ValueError: Failed to load mistral 'params.json' config for model RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-FP8-dynamic. Please check if the model is a mistral-format model and if the config file exists."},
 	{"vllm", "vllm.attn_backend_name", "ValueError: Unknown attention backend: 'ASCEND'. Valid options are: FLASH_ATTN, TRITON_ATTN, FLASHINFER"},
+	// text-generation-inference #3226, #2146, #564, #1640, #895.
+	{"tgi", "tgi.automodel_unsupported", "NotImplementedError: awq quantization is not supported for AutoModel rank=0"},
+	{"tgi", "tgi.automodel_unsupported", "NotImplementedError: sharded is not supported for AutoModel"},
+	{"tgi", "tgi.shard_size", "AssertionError: The choosen size 250880 is not compatible with sharding on 3 shards"},
+	{"tgi", "tgi.flash_attn_required", "NotImplementedError: Sharded Qwen2 requires Flash Attention enabled models."},
+	{"tgi", "net.bind_denied", "thread 'main' panicked at 'error binding to 0.0.0.0:80: error creating server listener: Permission denied (os error 13)', /usr/src/router/src/server.rs:538:10"},
+	{"sglang", "net.bind_denied", "[2026-11-29 10:00:00] ERROR:    [Errno 13] error while attempting to bind on address ('0.0.0.0', 80): permission denied"},
 	{"trtllm", "trtllm.unknown_arch", "ValueError: Unknown architecture for AutoModelForCausalLM: WhisperForConditionalGeneration"},
 	{"trtllm", "trtllm.hf_arch_unsupported", "NotImplementedError: The given huggingface model architecture DeepseekV3ForCausalLM is not supported in TRT-LLM yet"},
 	{"vllm", "vllm.invalid_repo", "ValueError: Invalid repository ID or local directory specified: '/models/Qwen3-8B'."},

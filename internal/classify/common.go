@@ -174,6 +174,12 @@ var commonFailures = []FailureRule{
 	// port_in_use
 	{ID: "net.bind", Matcher: re("ddress already in use|EADDRINUSE|AddrInUse|ADDRESS ALREADY IN USE", `(?i)address already in use|EADDRINUSE|AddrInUse`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 		Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :PORT'` and stop it, or choose another --port"},
+	// A port below 1024 for a user without the right to bind it: uvicorn's
+	// "[Errno 13] error while attempting to bind on address", TGI's router
+	// (router/src/server.rs "Failed to bind to", older hyper "error
+	// binding to") with "Permission denied (os error 13)".
+	{ID: "net.bind_denied", Matcher: re("error while attempting to bind|binding to|bind to", `\[Errno 13\] error while attempting to bind|(?:error binding to|Failed to bind to) \S+: .*(?:Permission denied|os error 13)`), Cause: v.Config, Fatal: true, Title: "the server may not bind its port (a port below 1024 needs root)",
+		Hint: "use a port of 1024 or above (--port 8080) and map it, or grant the process CAP_NET_BIND_SERVICE"},
 	// No separate "[Errno 98]" rule: Python spells errno 98 "Address
 	// already in use" in every message that carries it (uvicorn's "[Errno
 	// 98] error while attempting to bind on address (...): address already

@@ -529,6 +529,20 @@ var tgi = &Profile{
 		// custom_modeling/vlm.py (2.x-3.3).
 		{ID: "tgi.unsupported_model", Matcher: re("Unsupported model type", `Unsupported model type \S+`), Cause: v.Config, Title: "TGI does not support this model type",
 			Hint: "upgrade TGI, or serve the model with another server; check that config.json's model_type is right"},
+		// server/text_generation_server/models/__init__.py (1.x-3.3): no
+		// native implementation, and the transformers fallback cannot
+		// shard or run the quantization.
+		{ID: "tgi.automodel_unsupported", Matcher: re("not supported for", `(?:gptq|awq|4bit|Eetq|exl2) quantization is not supported for AutoModel|sharded is not supported for (?:AutoModel|this model)`), Cause: v.Config, Title: "TGI has no native implementation of this model, and its transformers fallback cannot shard it or run this quantization",
+			Hint: "drop --num-shard / --sharded or --quantize, use a checkpoint the fallback reads, or a TGI release with a native implementation of this architecture"},
+		// server/text_generation_server/utils/weights.py (1.x-3.3, spelt
+		// "choosen"; "chosen" in some custom models).
+		{ID: "tgi.shard_size", Matcher: re("is not compatible with sharding on", `The cho+sen size \d+ is not compatible with sharding on \d+ shards`), Cause: v.Config, Title: "a weight does not split evenly over the shards",
+			Hint: "choose a --num-shard{flag:--num-shard} that divides the model's dimensions (usually 1, 2, 4 or 8)"},
+		// server/text_generation_server/models/__init__.py (1.x-3.3); the
+		// reason is the earlier warning "Could not import Flash Attention
+		// enabled models: ...".
+		{ID: "tgi.flash_attn_required", Matcher: lit("requires Flash Attention enabled models"), Cause: v.Config, Title: "this model or sharding needs TGI's Flash Attention models, which could not be loaded",
+			Hint: "the warning 'Could not import Flash Attention enabled models: ...' says why: run the official image on a GPU it supports (and check the container sees the GPU), or run unsharded"},
 		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
 		// The launcher's final "Error: <LauncherError>" (ShardCannotStart,
