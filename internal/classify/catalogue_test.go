@@ -449,6 +449,48 @@ func TestNotableLines(t *testing.T) {
 	}
 }
 
+// becauseLines are real notable warnings whose reason explains a later
+// failure (FailureRule.Because), and the rule the reason must match.
+var becauseLines = []ruleLine{
+	// text_generation_server/models/__init__.py in a container that sees
+	// no GPU (text-generation-inference#1636).
+	{"tgi", "cuda.no_gpu", "2024-03-08T10:11:12.123456Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: CUDA is not available"},
+	{"tgi", "py.import", "2024-03-08T10:11:12.123456Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: No module named 'dropout_layer_norm'"},
+}
+
+func TestBecauseReasons(t *testing.T) {
+	for _, tt := range becauseLines {
+		pr := Lookup(tt.server)
+		c := pr.Classify(tt.line)
+		if c.Notable == nil {
+			t.Fatalf("%q is not a notable warning", tt.line)
+		}
+		reason := c.Notable.Reason(c.Raw)
+		got := ""
+		if f := pr.Classify(reason).Failure; f != nil {
+			got = f.ID
+		}
+		if got != tt.id {
+			t.Errorf("reason %q of %q matches %q, want %q", reason, tt.line, got, tt.id)
+		}
+	}
+	// Every Because names a notable warning of its profile.
+	for _, pr := range []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic} {
+		for _, f := range pr.Failures {
+			if f.Because == "" {
+				continue
+			}
+			found := false
+			for _, n := range append(append([]NotableRule(nil), commonNotable...), pr.Notable...) {
+				found = found || n.ID == f.Because
+			}
+			if !found {
+				t.Errorf("%s: rule %s is explained by %q, which is no notable warning of the profile", pr.Name, f.ID, f.Because)
+			}
+		}
+	}
+}
+
 // A traceback's source line that quotes a warning is not one.
 func TestQuotedWarningIsNotNotable(t *testing.T) {
 	line := `    logger.warning("Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.")`

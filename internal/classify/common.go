@@ -153,8 +153,9 @@ var commonFailures = []FailureRule{
 	{ID: "cuda.driver", Matcher: re("driver", `(?i)driver version is insufficient|NVIDIA driver on your system is too old|Found no NVIDIA driver|driver/library version mismatch`), Cause: v.CUDA, Title: "the NVIDIA driver does not fit the CUDA runtime",
 		Hint: "upgrade the driver or install a torch build for an older CUDA; in containers check the host driver and the NVIDIA container toolkit"},
 	// torch/cuda/__init__.py: "CUDA driver initialization failed, you
-	// might not have a CUDA gpu."
-	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
+	// might not have a CUDA gpu."; TGI's models/__init__.py gives "CUDA is
+	// not available" as why its Flash Attention models did not import.
+	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|CUDA is not available", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|^CUDA is not available`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
 		Hint: "check CUDA_VISIBLE_DEVICES, the container's --gpus flag and nvidia-smi"},
 	// torch/csrc/cuda/Module.cpp and c10/cuda/CUDAFunctions.cpp (torch
 	// 2.x): the driver answered cudaGetDeviceCount() with an error; 802 is

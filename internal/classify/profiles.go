@@ -541,7 +541,7 @@ var tgi = &Profile{
 		// server/text_generation_server/models/__init__.py (1.x-3.3); the
 		// reason is the earlier warning "Could not import Flash Attention
 		// enabled models: ...".
-		{ID: "tgi.flash_attn_required", Matcher: lit("requires Flash Attention enabled models"), Cause: v.Config, Title: "this model or sharding needs TGI's Flash Attention models, which could not be loaded",
+		{ID: "tgi.flash_attn_required", Matcher: lit("requires Flash Attention enabled models"), Cause: v.Config, Because: "tgi.no_flash_models", Title: "this model or sharding needs TGI's Flash Attention models, which could not be loaded",
 			Hint: "the warning 'Could not import Flash Attention enabled models: ...' says why: run the official image on a GPU it supports (and check the container sees the GPU), or run unsharded"},
 		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},

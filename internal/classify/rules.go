@@ -86,6 +86,12 @@ type FailureRule struct {
 	// rank 0: CUDA error ..."); Quoted returns that error's text, whose
 	// own rule names the cause.
 	Quotes bool
+	// Because names a notable warning that says why this failure
+	// happened, after its literal and ": " (TGI's "Could not import Flash
+	// Attention enabled models: CUDA is not available" before "Sharded
+	// Qwen2 requires Flash Attention enabled models"). When that warning
+	// came and its reason has a rule with a cause, the reason is the root.
+	Because string
 	// Title is a short description used in the verdict's summary.
 	Title string
 	// Hint is what to do about it. "{flag:--x}" is replaced by " (now V)"
@@ -106,6 +112,18 @@ func (r *FailureRule) Quoted(msg string) string {
 				return q
 			}
 			return ""
+		}
+	}
+	return ""
+}
+
+// Reason is what a notable warning's line gives as its reason: the text
+// after the first ": " that follows the rule's literal in line, or "".
+func (r *NotableRule) Reason(line string) string {
+	for _, l := range r.lits {
+		if i := strings.Index(line, l); i >= 0 {
+			_, q, _ := strings.Cut(line[i+len(l):], ": ")
+			return strings.TrimSpace(q)
 		}
 	}
 	return ""

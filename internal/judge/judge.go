@@ -945,6 +945,11 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 			break
 		}
 	}
+	if root != nil && root.rule.Because != "" {
+		if r := j.because(root); r != nil {
+			root = r
+		}
+	}
 	// A fatal line with a cause of its own (a port bind error, an exit
 	// code -9) counts when no earlier line explains more.
 	if root == nil {
@@ -1055,6 +1060,26 @@ func (j *Judge) unwrap(i int) *signal {
 		}
 	}
 	return w
+}
+
+// because is the reason an earlier notable warning gave for root's
+// failure, as a signal of the reason's own rule, or nil when the warning
+// did not come or its reason names no cause vigil knows.
+func (j *Judge) because(root *signal) *signal {
+	i, ok := j.pulse.notableIx[root.rule.Because]
+	if !ok {
+		return nil
+	}
+	n := j.pulse.notable[i]
+	reason := n.rule.Reason(n.line)
+	if reason == "" {
+		return nil
+	}
+	inner := j.memo.Classify(j.prof, reason).Failure
+	if inner == nil || inner.Cause == "" {
+		return nil
+	}
+	return &signal{rule: inner, raw: n.line, msg: reason, source: root.source, at: root.at, seq: root.seq - 1}
 }
 
 func (j *Judge) lastException() *signal {

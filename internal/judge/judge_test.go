@@ -319,6 +319,33 @@ func TestVerdicts(t *testing.T) {
 			end:   20, verdict: v.Failed, cause: v.CUDA, from: 1, to: 1.8, evidence: "CUDA_ERROR_ILLEGAL_ADDRESS",
 		},
 		{
+			// text_generation_server/models/__init__.py warns why its Flash
+			// Attention models did not import, and a sharded model then
+			// needs them (text-generation-inference#1636, a user's log).
+			name: "a failure whose earlier warning says why takes the warning's reason as its cause",
+			cfg:  Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "2024-03-08T10:11:12.123456Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: CUDA is not available"),
+				ln(1.1, "NotImplementedError: Sharded Qwen2 requires Flash Attention enabled models."),
+				ln(1.2, "2024-03-08T10:11:12.523456Z ERROR text_generation_launcher: Shard 0 failed to start"), ex(1.3, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.CUDA, from: 1.2, to: 1.4, evidence: "Sharded Qwen2",
+		},
+		{
+			name: "a missing kernel package behind the warning is a dependency failure",
+			cfg:  Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "2024-03-08T10:11:12.123456Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: No module named 'dropout_layer_norm'"),
+				ln(1.1, "NotImplementedError: Sharded Qwen2 requires Flash Attention enabled models."),
+				ln(1.2, "2024-03-08T10:11:12.523456Z ERROR text_generation_launcher: Shard 0 failed to start"), ex(1.3, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Dependency, from: 1.2, to: 1.4, evidence: "dropout_layer_norm",
+		},
+		{
+			name: "a failure whose earlier warning gives no known reason keeps its own cause",
+			cfg:  Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "2024-03-08T10:11:12.123456Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: some reason vigil does not know"),
+				ln(1.1, "NotImplementedError: Sharded Qwen2 requires Flash Attention enabled models."),
+				ln(1.2, "2024-03-08T10:11:12.523456Z ERROR text_generation_launcher: Shard 0 failed to start"), ex(1.3, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.4, evidence: "Sharded Qwen2",
+		},
+		{
 			name:  "an executor failure that quotes no known error has no cause of its own",
 			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: something vigil does not know")},
