@@ -65,6 +65,8 @@ var failureLines = []ruleLine{
 	{"sglang", "cuda.error", "RuntimeError: CUDA error: operation not permitted when stream is capturing"},
 	// port_in_use
 	{"sglang", "net.bind", "OSError: [Errno 98] Address already in use"},
+	// A NIXL decode instance beside its prefill instance (a user's log).
+	{"vllm", "vllm.zmq_port", "zmq.error.ZMQError: Address already in use (addr='tcp://localhost:5557')"},
 	{"sglang", "net.bind", "[2026-11-29 10:00:00] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use"},
 	// sglang srt/utils.py wait_port_available (0.4-0.5.x).
 	{"sglang", "sglang.port_check", "ValueError: nccl_port at 29500 is not available in 30 seconds. nccl_port is used by a process already. process.name()='python3'"},

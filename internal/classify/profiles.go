@@ -203,7 +203,13 @@ var vllm = &Profile{
 			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
 		// v1/core/kv_cache_utils.py check_enough_kv_cache_memory (0.8-0.12).
 		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
-			Hint: "lower --max-model-len{flag:--max-model-len} to the estimate in the message, or raise --gpu-memory-utilization{flag:--gpu-memory-utilization}"},
+			Hint: "lower --max-model-len{flag:--max-model-len} to the estimate in the message, or raise --gpu-memory-utilization{flag:--gpu-memory-utilization}; on vLLM's CPU backend the KV cache is VLLM_CPU_KVCACHE_SPACE (GiB, default 4): raise that instead"},
+		// pyzmq, from vLLM's own ZMQ sockets: the NIXL connector's
+		// handshake listener (distributed/kv_transfer/kv_connector/v1/
+		// nixl_connector.py) binds VLLM_NIXL_SIDE_CHANNEL_PORT, which a
+		// second instance on the same host takes too.
+		{ID: "vllm.zmq_port", Matcher: re("ZMQError", `ZMQError: Address already in use`), Cause: v.PortInUse, Fatal: true, Title: "a port of the server's own ZMQ sockets is already taken",
+			Hint: "another process holds the port in the message (often a second vLLM on the same host): find it with `ss -ltnp` and stop it, or give each instance its own VLLM_NIXL_SIDE_CHANNEL_PORT (NIXL), --port and VLLM_PORT"},
 		// worker/worker.py and v1/worker/gpu_worker.py (0.7-0.9).
 		{ID: "vllm.profiling", Matcher: lit("Error in memory profiling"), Cause: v.GPUOOM, Title: "GPU memory changed under vLLM while it was profiling",
 			Hint: "another process on the GPU released or took memory during startup: run the server alone on its GPUs"},
