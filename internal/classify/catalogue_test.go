@@ -64,6 +64,11 @@ var failureLines = []ruleLine{
 	{"vllm", "cuda.blas", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"},
 	{"sglang", "cuda.error", "RuntimeError: CUDA error: operation not permitted when stream is capturing"},
 	// port_in_use
+	// llama.cpp built for ROCm and Vulkan (llama.cpp#22013, #18642).
+	{"llamacpp", "cuda.error", "ROCm error: invalid device function"},
+	{"llamacpp", "cuda.error", "0.08.812.411 E ROCm error: device kernel image is invalid"},
+	{"llamacpp", "cuda.error", "/home/me/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: ROCm error"},
+	{"llamacpp", "vulkan.oom", "..........llama_model_load: error loading model: vk::Queue::submit: ErrorOutOfDeviceMemory"},
 	{"sglang", "net.bind", "OSError: [Errno 98] Address already in use"},
 	// A NIXL decode instance beside its prefill instance (a user's log).
 	{"vllm", "vllm.zmq_port", "zmq.error.ZMQError: Address already in use (addr='tcp://localhost:5557')"},
@@ -489,6 +494,26 @@ func TestBecauseReasons(t *testing.T) {
 			if !found {
 				t.Errorf("%s: rule %s is explained by %q, which is no notable warning of the profile", pr.Name, f.ID, f.Because)
 			}
+		}
+	}
+}
+
+func TestFrameCause(t *testing.T) {
+	for _, tt := range []struct{ line, id string }{
+		// tensorrt_llm _torch/modules/linear.py (TensorRT-LLM#16867).
+		{`  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/modules/linear.py", line 1288, in load_weights_fused_qkv_linear`, "weights.load_frame"},
+		// vllm model_executor/layers/linear.py.
+		{`  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/linear.py", line 1207, in weight_loader`, "weights.load_frame"},
+		{`  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py", line 200, in launch_server`, ""},
+		{`    self._call_load_weights(model.load_weights, weights, self.weight_mapper)`, ""},
+		{`load_weights failed`, ""},
+	} {
+		got := ""
+		if r := FrameCause(tt.line); r != nil {
+			got = r.ID
+		}
+		if got != tt.id {
+			t.Errorf("FrameCause(%q) = %q, want %q", tt.line, got, tt.id)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"strings"
+
 	"vigil/internal/lazyre"
 	v "vigil/internal/verdict"
 )
@@ -63,6 +65,12 @@ var commonFailures = []FailureRule{
 		Hint: "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
 	{ID: "cuda.oom", Matcher: re("out of memory|Out of memory|OUT OF MEMORY", `(?i)(cuda|cudaMalloc|gpu|device|cublas).*out of memory|out of memory.*(cuda|gpu|device)`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "free GPU memory (nvidia-smi shows who holds it), lower the memory fraction or context size, or offload fewer layers to the GPU"},
+	// Vulkan-Hpp's exception text (vk::OutOfDeviceMemoryError::what()),
+	// which llama.cpp prints as "llama_model_load: error loading model:
+	// vk::Queue::submit: ErrorOutOfDeviceMemory"; ggml-vulkan.cpp throws
+	// OutOfDeviceMemoryError itself when no memory type fits.
+	{ID: "vulkan.oom", Matcher: re("OutOfDeviceMemory", `ErrorOutOfDeviceMemory|OutOfDeviceMemoryError`), Cause: v.GPUOOM, Title: "the Vulkan device ran out of memory",
+		Hint: "offload fewer layers (-ngl), lower the context (-c) or the batch (-ub), or use a smaller quantization; an integrated GPU shares its memory with the host"},
 	// ggml's buffer types are named after their backend and device:
 	// CUDA0, ROCm0, MUSA0, MTL0 (Metal, b10587's ggml-metal.cpp), Vulkan0,
 	// SYCL0, CANN0, OpenCL; CPU ones are host memory (ggml.host_buffer).
@@ -170,7 +178,10 @@ var commonFailures = []FailureRule{
 		Hint: "check dmesg for Xid errors and the GPU's health (nvidia-smi -q); rerun with CUDA_LAUNCH_BLOCKING=1"},
 	{ID: "cuda.blas", Matcher: re("_STATUS_|cuBLAS error|cuDNN error", `CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|cuBLAS error|cuDNN error`), Cause: v.CUDA, Title: "a cuBLAS/cuDNN call failed",
 		Hint: "check that the torch build supports this GPU and dtype; rerun with CUDA_LAUNCH_BLOCKING=1"},
-	{ID: "cuda.error", Matcher: re("CUDA error|CUDA runtime error|CUDA driver error|cudaError|CUDA_ERROR_", `CUDA error:|CUDA error \(|CUDA runtime error|CUDA driver error|cudaError[A-Z]\w+|CUDA_ERROR_[A-Z]\w+`), Cause: v.CUDA, Title: "a CUDA error",
+	// ggml-cuda.cu names its errors after the build (GGML_CUDA_NAME in
+	// ggml-cuda.h: "CUDA", "ROCm" for HIP, "MUSA"): "ROCm error: invalid
+	// device function", then GGML_ABORT("ROCm error").
+	{ID: "cuda.error", Matcher: re("CUDA error|CUDA runtime error|CUDA driver error|cudaError|CUDA_ERROR_|ROCm error|MUSA error|hipError|HIP error", `CUDA error:|CUDA error \(|CUDA runtime error|CUDA driver error|cudaError[A-Z]\w+|CUDA_ERROR_[A-Z]\w+|(ROCm|MUSA|HIP) error(: |$)|hipError[A-Z]\w+`), Cause: v.CUDA, Title: "a CUDA error",
 		Hint: "rerun with CUDA_LAUNCH_BLOCKING=1 to locate it; check dmesg for Xid errors"},
 	// port_in_use
 	{ID: "net.bind", Matcher: re("ddress already in use|EADDRINUSE|AddrInUse|ADDRESS ALREADY IN USE", `(?i)address already in use|EADDRINUSE|AddrInUse`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
@@ -292,6 +303,48 @@ var commonFailures = []FailureRule{
 	// whose frames name ggml_abort (ggml/src/ggml.c, b10587).
 	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid|(ggml_abort+0x", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid|\(ggml_abort\+0x`), Cause: v.Crash, Title: "a server process aborted",
 		Hint: "a native component aborted: the lines above it usually name it; check versions and the GPU's health"},
+}
+
+// frameRules name a cause for a traceback whose exception has none of its
+// own, by a function it passed through: a KeyError or a bare
+// AssertionError raised inside a model's weight loading is a checkpoint
+// the model code does not read (TensorRT-LLM's modules/linear.py
+// load_weights_fused_qkv_linear on a layout it does not expect, vLLM's and
+// SGLang's weight_loader asserting a shape). A known exception (CUDA out
+// of memory while loading) keeps its own cause.
+var frameRules = []FrameRule{
+	{Funcs: []string{"load_weight", "weight_loader"}, Rule: FailureRule{ID: "weights.load_frame", Cause: v.ModelLoad, Title: "loading the checkpoint's weights into the model failed",
+		Hint: "the checkpoint does not match what this server version's model code expects (tensor names, fused or quantized layout, shapes): check that the server supports this checkpoint's architecture and quantization, and that it was exported for it"}},
+}
+
+// FrameRule gives a cause to an unexplained traceback that ran through
+// a function whose name contains one of Funcs.
+type FrameRule struct {
+	Funcs []string
+	Rule  FailureRule
+}
+
+// FrameCause is the rule for a traceback frame line ("  File "x.py",
+// line 9, in load_weights"), or nil when the line is no frame or its
+// function names no cause.
+func FrameCause(msg string) *FailureRule {
+	t := strings.TrimLeft(msg, " ")
+	if !strings.HasPrefix(t, `File "`) {
+		return nil
+	}
+	i := strings.LastIndex(t, ", in ")
+	if i < 0 || !strings.Contains(t[:i], `", line `) {
+		return nil
+	}
+	fn := strings.TrimSpace(t[i+len(", in "):])
+	for k := range frameRules {
+		for _, f := range frameRules[k].Funcs {
+			if strings.Contains(fn, f) {
+				return &frameRules[k].Rule
+			}
+		}
+	}
+	return nil
 }
 
 // hostMemoryHint is the advice for every host_oom cause.

@@ -122,11 +122,14 @@ const SettleMax = 3 * time.Second
 type signal struct {
 	rule      *classify.FailureRule
 	exception bool
-	raw       string
-	msg       string
-	source    string
-	at        time.Time
-	seq       int
+	// frame is the cause its traceback's frames give (classify.FrameCause)
+	// to an exception without a rule of its own.
+	frame  *classify.FailureRule
+	raw    string
+	msg    string
+	source string
+	at     time.Time
+	seq    int
 }
 
 // shownLine is a line kept to be shown as evidence, with its source.
@@ -212,6 +215,9 @@ type Judge struct {
 	events []observe.Event
 	result *observe.Result
 	warned map[string]bool
+	// frame is the cause the frames of the traceback being printed give
+	// (classify.FrameCause), for an exception without one of its own.
+	frame *classify.FailureRule
 
 	activity  string
 	quietSaid time.Time
@@ -424,6 +430,11 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.IsError() && len(j.errLines) < maxErrLines && !logline.Blank(c.Msg) {
 		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
 	}
+	if c.Traceback {
+		j.frame = nil
+	} else if c.Failure == nil && !c.Exception && j.frame == nil {
+		j.frame = classify.FrameCause(c.Msg)
+	}
 	if c.Failure == nil && !c.Exception {
 		return
 	}
@@ -445,6 +456,9 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	}
 	j.seq++
 	s := signal{rule: c.Failure, exception: c.Exception, raw: c.Raw, msg: c.Msg, source: source, at: now, seq: j.seq}
+	if c.Failure == nil {
+		s.frame = j.frame
+	}
 	// Memory stays bounded on a log with millions of errors: the first
 	// ones are the roots, later ones only echo them.
 	if len(j.signals) >= maxSignals || len(j.fatal) >= maxSignals {
@@ -987,6 +1001,15 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.RuleID = "exit.port_taken"
 		r.Summary = "the server " + j.exit.String() + " with no error of its own, and its port was already taken before the launch"
 		r.Hint = "stop what listens on the port (`ss -ltnp`) or start the server on another --port"
+	case len(j.signals) > 0 && j.lastException().frame != nil:
+		// An exception vigil does not know, raised where its traceback
+		// says what was being done (loading weights).
+		e := j.lastException()
+		r.Cause = e.frame.Cause
+		r.RuleID = e.frame.ID
+		r.Summary = summarize(e.frame.Title, e.source, e.msg)
+		r.Hint = e.frame.Hint
+		root = e
 	case len(j.signals) > 0:
 		e := j.lastException()
 		r.Cause = v.Exception
