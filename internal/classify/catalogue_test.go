@@ -69,6 +69,16 @@ var failureLines = []ruleLine{
 	{"llamacpp", "cuda.error", "0.08.812.411 E ROCm error: device kernel image is invalid"},
 	{"llamacpp", "cuda.error", "/home/me/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: ROCm error"},
 	{"llamacpp", "vulkan.oom", "..........llama_model_load: error loading model: vk::Queue::submit: ErrorOutOfDeviceMemory"},
+	// clap in text-generation-launcher (text-generation-inference#1451).
+	{"tgi", "tgi.clap", "error: invalid value 'True' for '--disable-custom-kernels'"},
+	{"tgi", "tgi.clap", "error: unexpected argument '--max-model-len' found"},
+	// sglang http_server.py's warmup behind a proxy (sglang#16855).
+	{"sglang", "sglang.warmup_proxy", "AssertionError: res=<Response [502]>, res.text=''"},
+	// sglang awq_marlin without vLLM's ops (sglang#6580).
+	{"sglang", "py.please_install", "ValueError: awq quantization requires some operators from vllm. Please install vllm by `pip install vllm==0.8.4`"},
+	// sglang srt/entrypoints/engine.py on ROCm (gpustack#5568).
+	{"sglang", "sglang.scheduler_signaled", "RuntimeError: Rank 0 scheduler died during initialization (exit code: -6). If exit code is -9 (SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check."},
+	{"sglang", "sglang.scheduler_signaled", "[2026-11-29 10:00:00] Subprocess scheduler_0 (pid=4242) crashed with exit code -11. Killing all processes."},
 	{"sglang", "net.bind", "OSError: [Errno 98] Address already in use"},
 	// A NIXL decode instance beside its prefill instance (a user's log).
 	{"vllm", "vllm.zmq_port", "zmq.error.ZMQError: Address already in use (addr='tcp://localhost:5557')"},

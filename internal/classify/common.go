@@ -293,6 +293,12 @@ var commonFailures = []FailureRule{
 		Hint: "install a nixl build with the UCX plugin (the nixl wheel, or the server's image), and check NIXL_PLUGIN_DIR and the UCX libraries"},
 	{ID: "py.import", Matcher: re("ImportError|ModuleNotFoundError|No module named", `(^|\s)(ImportError|ModuleNotFoundError)\b|No module named`), Cause: v.Dependency, Title: "a Python module could not be imported",
 		Hint: "install the missing package (or the matching version) in the server's environment"},
+	// An exception that asks for a package (sglang's AWQ without vLLM's
+	// operators: "ValueError: awq quantization requires some operators
+	// from vllm. Please install vllm by `pip install vllm==0.8.4`").
+	// Only an exception's line: an INFO line may suggest a package for speed.
+	{ID: "py.please_install", Matcher: re("lease install|pip install", `(?:^|\s)[\w.]*(?:Error|Exception): .*(?:[Pp]lease install|pip install )`), Cause: v.Dependency, Title: "a package this configuration needs is not installed",
+		Hint: "install the package the message names (the version it asks for) in the server's environment"},
 	// Servers say they give up in these words (llama.cpp "exiting due to
 	// model loading error"); an unknown one still ends the start.
 	{ID: "generic.exiting_due_to", Matcher: re("xiting due to", `(?i)^(?:\w+: )?exiting due to \w`), Fatal: true, Title: "the server gave up"},

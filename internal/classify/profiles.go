@@ -84,6 +84,16 @@ var sglang = &Profile{
 		// scheduler died during initialization (exit code: C)"; the
 		// subprocess liveness monitor (0.5.x): "Subprocess X (pid=N)
 		// crashed with exit code C".
+		// entrypoints/http_server.py _wait_and_warmup (0.3-0.5): the
+		// warmup's GET of its own /model_info answered by a gateway, not
+		// by SGLang: an HTTP proxy in the environment caught the request
+		// (sglang#16855).
+		{ID: "sglang.warmup_proxy", Matcher: re("res=<Response [", `AssertionError: res=<Response \[(?:502|504|407)\]>`), Cause: v.Config, Title: "the warmup request to the server's own port went through an HTTP proxy",
+			Hint: "the server asks itself for /model_info and a proxy answered: set no_proxy=127.0.0.1,localhost (and the --host you use), or unset http_proxy/https_proxy for the server"},
+		// The same messages with another signal: -6 SIGABRT, -11 SIGSEGV
+		// (a native abort on ROCm, gpustack#5568).
+		{ID: "sglang.scheduler_signaled", Matcher: re("exit code: -|exit code -", `(scheduler died during initialization \(exit code: -(?:[1-8]|1\d|[2-9]\d)\)|crashed with exit code -(?:[1-8]|1\d|[2-9]\d)\b)`), Cause: v.Crash, Fatal: true, Title: "a scheduler died by a signal",
+			Hint: "a native crash in the scheduler (the exit code is minus the signal: -6 abort, -11 segfault): the lines above it name the component; check the GPU stack's versions (CUDA/ROCm, torch, the kernels) and dmesg"},
 		{ID: "sglang.scheduler_killed", Matcher: re("exit code: -9)|exit code -9", `(scheduler died during initialization \(exit code: -9\)|crashed with exit code -9\b)`), Cause: v.HostOOM, Fatal: true, Title: "a scheduler was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; load weights with fewer threads (or without multi-threaded loading), lower host memory use, or add RAM/swap"},
 		{ID: "sglang.scheduler_died", Matcher: re("died during initialization", `scheduler died during initialization \(exit code: -?\d+\)`), Cause: "", Fatal: true, Title: "a scheduler process died during initialization"},
@@ -519,6 +529,11 @@ var tgi = &Profile{
 		// Err return: "Error: ArgumentValidation(...)".
 		{ID: "tgi.args", Matcher: re("ArgumentValidation|NotEnoughCUDADevices", `ArgumentValidation|NotEnoughCUDADevices`), Cause: v.Config, Fatal: true, Title: "invalid launcher arguments",
 			Hint: "read the validation message: token limits must satisfy max-input-tokens < max-total-tokens <= max-batch-prefill-tokens..."},
+		// clap (the launcher's and the router's argument parser, 4.x)
+		// rejects a flag or its value, also one set by its environment
+		// variable (DISABLE_CUSTOM_KERNELS=True, text-generation-inference#1451).
+		{ID: "tgi.clap", Matcher: re("error: ", `^error: (?:invalid value '|unexpected argument '|the following required arguments were not provided|the argument '.*' cannot be used with|a value is required for '|unexpected value ')`), Cause: v.Config, Fatal: true, Title: "the launcher rejected its arguments",
+			Hint: "fix the flag the message names; a flag can also come from its environment variable (text-generation-launcher --help lists them: [env: NAME=])"},
 		// launcher/src/main.rs (2.x-3.x): the Python server or the router
 		// binary is missing from the image.
 		{ID: "tgi.no_binary", Matcher: re("not found in PATH", `text-generation-(server|router) not found in PATH`), Cause: v.Dependency, Fatal: true, Title: "a TGI component is not installed",
