@@ -69,6 +69,9 @@ var failureLines = []ruleLine{
 	{"llamacpp", "cuda.error", "0.08.812.411 E ROCm error: device kernel image is invalid"},
 	{"llamacpp", "cuda.error", "/home/me/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: ROCm error"},
 	{"llamacpp", "vulkan.oom", "..........llama_model_load: error loading model: vk::Queue::submit: ErrorOutOfDeviceMemory"},
+	// Gloo between SGLang's nodes (sglang#3226, #5883).
+	{"sglang", "gloo.transport", "[2026-11-29 10:00:00 TP3] RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error"},
+	{"sglang", "gloo.transport", "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 1800000ms for send operation to complete"},
 	// clap in text-generation-launcher (text-generation-inference#1451).
 	{"tgi", "tgi.clap", "error: invalid value 'True' for '--disable-custom-kernels'"},
 	{"tgi", "tgi.clap", "error: unexpected argument '--max-model-len' found"},

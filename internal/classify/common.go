@@ -110,6 +110,12 @@ var commonFailures = []FailureRule{
 		Hint: "a rank stopped participating: look for the rank that failed first, check the interconnect (NCCL_DEBUG=INFO) and NCCL_SOCKET_IFNAME"},
 	{ID: "nccl.failed_ops", Matcher: lit("Some NCCL operations have failed or timed out"), Cause: v.NCCL, Title: "NCCL operations failed or timed out",
 		Hint: "look for the rank that failed first; run with NCCL_DEBUG=INFO"},
+	// torch.distributed's Gloo groups (the CPU group SGLang and vLLM make
+	// beside NCCL's): third_party/gloo/gloo/transport/tcp/pair.cc and
+	// unbound_buffer.cc, and ProcessGroupGloo's "Gloo connectFullMesh
+	// failed" when the nodes cannot reach each other (sglang#3226, #5883).
+	{ID: "gloo.transport", Matcher: re("Gloo connectFullMesh|gloo/transport/", `Gloo connectFullMesh failed|gloo/transport/\S+\]`), Cause: v.NCCL, Title: "the Gloo process group could not reach the other ranks",
+		Hint: "check that every node reaches the others on the interface Gloo picks (GLOO_SOCKET_IFNAME, and NCCL_SOCKET_IFNAME for NCCL), firewalls between the nodes, and that all nodes use the same --dist-init-addr / master address"},
 	// nixl (_api.py nixl_agent.__init__ and register_memory), under
 	// vLLM's and SGLang's KV connectors: the transport could not be set up.
 	{ID: "nixl.backend_error", Matcher: re("NIXL_ERR_", `nixlBackendError: NIXL_ERR_\w+`), Cause: v.NCCL, Title: "NIXL could not set up the KV-transfer transport",
