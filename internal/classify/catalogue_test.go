@@ -64,6 +64,10 @@ var failureLines = []ruleLine{
 	{"vllm", "cuda.blas", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"},
 	{"sglang", "cuda.error", "RuntimeError: CUDA error: operation not permitted when stream is capturing"},
 	// port_in_use
+	// vLLM on Intel GPUs (vllm#11173, #20743) and on ROCm (gpustack#3786).
+	{"vllm", "xpu.runtime", "ERROR 12-14 10:00:00 [worker_base.py:622] RuntimeError: UR error"},
+	{"vllm", "xpu.runtime", "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation."},
+	{"vllm", "cuda.error", "\x1b[1;36m(EngineCore_DP0 pid=149)\x1b[0;0m ERROR 11-20 10:00:00 [core.py:842] torch.AcceleratorError: HIP error: invalid device function"},
 	// llama.cpp built for ROCm and Vulkan (llama.cpp#22013, #18642).
 	{"llamacpp", "cuda.error", "ROCm error: invalid device function"},
 	{"llamacpp", "cuda.error", "0.08.812.411 E ROCm error: device kernel image is invalid"},

@@ -184,6 +184,12 @@ var commonFailures = []FailureRule{
 		Hint: "check dmesg for Xid errors and the GPU's health (nvidia-smi -q); rerun with CUDA_LAUNCH_BLOCKING=1"},
 	{ID: "cuda.blas", Matcher: re("_STATUS_|cuBLAS error|cuDNN error", `CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|cuBLAS error|cuDNN error`), Cause: v.CUDA, Title: "a cuBLAS/cuDNN call failed",
 		Hint: "check that the torch build supports this GPU and dtype; rerun with CUDA_LAUNCH_BLOCKING=1"},
+	// Intel GPUs under torch's XPU backend: the Unified Runtime's errors
+	// ("RuntimeError: UR error", UR_RESULT_ERROR_*; vllm#11173) and a
+	// device whose driver cannot tell its free memory (torch/xpu/memory.py
+	// mem_get_info; vllm#20743).
+	{ID: "xpu.runtime", Matcher: re("UR error|UR_RESULT_ERROR_|support querying the available free memory", `(?:^|\s)RuntimeError: UR error\b|UR_RESULT_ERROR_[A-Z_]+|doesn't support querying the available free memory`), Cause: v.CUDA, Title: "the Intel GPU runtime failed",
+		Hint: "check that the Intel GPU driver (level-zero, compute runtime), oneAPI and the torch/IPEX XPU builds match the versions this server release was built with, and that the GPU is supported by them"},
 	// ggml-cuda.cu names its errors after the build (GGML_CUDA_NAME in
 	// ggml-cuda.h: "CUDA", "ROCm" for HIP, "MUSA"): "ROCm error: invalid
 	// device function", then GGML_ABORT("ROCm error").
