@@ -64,6 +64,8 @@ var failureLines = []ruleLine{
 	{"vllm", "cuda.blas", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"},
 	{"sglang", "cuda.error", "RuntimeError: CUDA error: operation not permitted when stream is capturing"},
 	// port_in_use
+	// vllm default_loader.py, one rank of eight (vllm#21713).
+	{"vllm", "weights.not_initialized", "(VllmWorker rank=3 pid=4867) ERROR 07-28 10:00:00 [multiproc_executor.py:511] ValueError: Following weights were not initialized from checkpoint: {'model.layers.19.mlp.shared_experts.gate_up_proj.weight'}"},
 	// vLLM on Intel GPUs (vllm#11173, #20743) and on ROCm (gpustack#3786).
 	{"vllm", "xpu.runtime", "ERROR 12-14 10:00:00 [worker_base.py:622] RuntimeError: UR error"},
 	{"vllm", "xpu.runtime", "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation."},
@@ -312,7 +314,7 @@ var phaseLines = []ruleLine{
 	{"vllm", "vllm.phase.kv_blocks", "INFO 01-14 03:08:50 executor_base.py:115] # cuda blocks: 27264, # CPU blocks: 2048"},
 	{"vllm", "vllm.phase.memory_profiling", "INFO 11-03 15:51:26 [worker.py:294] Memory profiling takes 22.16 seconds"},
 	{"vllm", "vllm.phase.graph_memory", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_worker.py:298] Estimated CUDA graph memory: 0.52 GiB total"},
-	{"vllm", "vllm.phase.capturing_graphs", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:3480] Graph capturing finished in 6 secs, took 0.51 GiB"},
+	{"vllm", "vllm.phase.graphs_captured", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:3480] Graph capturing finished in 6 secs, took 0.51 GiB"},
 	{"vllm", "vllm.phase.flashinfer_warmup", "(Worker_TP0_EP0 pid=4155524) INFO 08-20 17:22:37 [gpu_worker.py:774] Compile and warming up model for size 8192"},
 	{"vllm", "vllm.phase.init_engine_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [core.py:210] init engine (profile, create kv cache, warmup model) took 35.21 seconds"},
 	{"vllm", "vllm.phase.starting_server", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000"},

@@ -232,6 +232,10 @@ var commonFailures = []FailureRule{
 		Hint: "a checkpoint file is truncated or a Git-LFS pointer: re-download it (huggingface-cli download --force-download) and check free disk space"},
 	{ID: "weights.unmapped", Matcher: re("There is no module or parameter named|size mismatch for|unable to find tensor|missing tensor|Unexpected key", `There is no module or parameter named|size mismatch for|unable to find tensor|missing tensor|Unexpected key\(s\) in state_dict`), Cause: v.ModelLoad, Title: "the weights do not fit the model definition",
 		Hint: "the checkpoint does not match the architecture the server built (wrong files, wrong quantization, or a fine-tune with renamed tensors)"},
+	// vllm model_loader/default_loader.py DefaultModelLoader.load_weights
+	// (0.7-0.12): the checkpoint lacks tensors the model has (vllm#21713).
+	{ID: "weights.not_initialized", Matcher: lit("weights were not initialized from checkpoint"), Cause: v.ModelLoad, Title: "the checkpoint lacks weights the model needs",
+		Hint: "the checkpoint does not match the architecture this server builds for it (a partial download, another variant of the model, or a quantization layout it does not read): check the files and that this server version supports the checkpoint"},
 	// A model's load_weights looking a checkpoint tensor up in its own
 	// parameters (`params_dict[name]`, sglang srt/models/*.py, vllm
 	// model_executor/models/*.py): a KeyError naming the tensor.

@@ -11,8 +11,9 @@ import (
 // expression per prefix: the tests compare the two (FuzzParse).
 
 var (
-	// vLLM decorates every line of a child process: "(EngineCore_DP0 pid=7502) ".
-	vllmProcRe = regexp.MustCompile(`^\(([^()]*?) pid=(\d+)\) ?`)
+	// vLLM decorates every line of a child process: "(EngineCore_DP0 pid=7502) ",
+	// Ray a remote actor's with its node: "(RayWorkerWrapper pid=2301, ip=10.0.0.2) ".
+	vllmProcRe = regexp.MustCompile(`^\(([^()]*?) pid=(\d+)(?:, ip=[^()\s]+)?\) ?`)
 	// vLLM's logging header, with or without the brackets of versions
 	// before 2025-02: "INFO 05-19 10:11:12 [core.py:77] ".
 	vllmHeaderRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? \[?[^\]\s:]+:\d+\] ?`)

@@ -257,7 +257,7 @@ func spaces(s string) int {
 	return n
 }
 
-// cutVLLMProc matches vllmProcRe, `^\(([^()]*?) pid=(\d+)\) ?`: the tag
+// cutVLLMProc matches vllmProcRe, `^\(([^()]*?) pid=(\d+)(?:, ip=[^()\s]+)?\) ?`: the tag
 // ends at the first parenthesis after the opening one, and its content ends
 // with " pid=" and digits.
 func cutVLLMProc(msg string) (src string, n int, ok bool) {
@@ -269,6 +269,11 @@ func cutVLLMProc(msg string) (src string, n int, ok bool) {
 		return "", 0, false
 	}
 	seg := msg[1:k]
+	// Ray names the node of a remote actor: "(RayWorkerWrapper pid=2301,
+	// ip=10.233.64.12) ".
+	if j := strings.LastIndex(seg, ", ip="); j >= 0 && j+5 < len(seg) && strings.IndexByte(seg[j+5:], ' ') < 0 {
+		seg = seg[:j]
+	}
 	// The last " pid=" that digits alone follow is where the last "="
 	// is.
 	i := strings.LastIndexByte(seg, '=') - 4

@@ -184,7 +184,10 @@ var vllm = &Profile{
 		{ID: "vllm.phase.kv_blocks", Matcher: re("blocks: ", `^# (GPU|CUDA|\w+) blocks:`), Phase: v.KVCache},
 		{ID: "vllm.phase.memory_profiling", Matcher: lit("Memory profiling takes"), Phase: v.KVCache},
 		{ID: "vllm.phase.graph_memory", Matcher: re("CUDA graph memory", `^(Profiling|Estimated) CUDA graph memory`), Phase: v.KVCache},
-		{ID: "vllm.phase.capturing_graphs", Matcher: re("Capturing cudagraphs|Capturing CUDA graph|Graph capturing finished", `^Capturing cudagraphs|^Capturing CUDA graph|^Graph capturing finished`), Phase: v.CUDAGraph},
+		{ID: "vllm.phase.capturing_graphs", Matcher: re("Capturing cudagraphs|Capturing CUDA graph", `^Capturing cudagraphs|^Capturing CUDA graph`), Phase: v.CUDAGraph},
+		// v1/worker/gpu_model_runner.py capture_model, then gpu_worker.py
+		// compile_or_warm_up_model warms the sampler up (_dummy_sampler_run).
+		{ID: "vllm.phase.graphs_captured", Matcher: lit("Graph capturing finished"), Phase: v.Warmup},
 		{ID: "vllm.phase.flashinfer_warmup", Matcher: re("Warming up FlashInfer|FlashInfer autotune|Compile and warming up model", `^Warming up FlashInfer|FlashInfer autotune|^Compile and warming up model`), Phase: v.Warmup},
 		{ID: "vllm.phase.init_engine_took", Matcher: lit("init engine (profile, create kv cache, warmup model) took"), Phase: v.Warmup},
 		{ID: "vllm.phase.starting_server", Matcher: re("Starting vLLM", `^Starting vLLM (API )?server`), Phase: v.Serving},
