@@ -109,6 +109,9 @@ var llamacppSourceLines = []llamaLine{
 	{name: "metal error state", line: "0.26.672.401 E ggml_metal_graph_compute: backend is in error state from a previous command buffer failure - recreate the backend to recover", rule: "llamacpp.metal_error_state", error: true},
 	// src/llama-vocab.cpp.
 	{name: "pre-tokenizer", line: "0.00.105.765 E llama_model_load: error loading model: error loading model vocabulary: unknown pre-tokenizer type: 'gpt-4o'", rule: "llamacpp.pretokenizer", cause: v.Config, phase: v.Weights, error: true},
+	// ggml/src/ggml-sycl/ggml-sycl.cpp's GGML_ABORT (build 10717+, from
+	// a user's log: llama.cpp#28134).
+	{name: "sycl abort", line: "/llama.cpp/ggml/src/ggml-sycl/ggml-sycl.cpp:6054: [ggml_backend_sycl_device_get_memory] failed to get device memory size", rule: "llamacpp.backend_abort", cause: v.CUDA, error: true},
 	// src/llama-context.cpp.
 	{name: "backend init", line: "0.00.008.765 E llama_init_from_model: failed to initialize the context: failed to initialize CUDA0 backend", rule: "llamacpp.backend_init", cause: v.CUDA, error: true},
 }

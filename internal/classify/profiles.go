@@ -464,6 +464,13 @@ var llamacpp = &Profile{
 		{ID: "llamacpp.ctx_params", Matcher: re("llama_init_from_model:", `^llama_init_from_model: (quantized V cache requires flash_attn|[KV] cache type \S+ with block size \d+ does not divide|model does not support different K \(|SPLIT_MODE_TENSOR requires flash_attn|n_batch and n_ubatch cannot both be zero|failed to initialize the context: n_seq_max must be <=)`), Cause: v.Config, Title: "the context parameters do not fit this model",
 			Hint: "a quantized V cache (-ctv) needs flash attention (-fa on); use the same -ctk/-ctv where the model needs it; pick a cache type whose block size divides the head size; check -b/-ub and -np"},
 		// src/llama-context.cpp (b10587): a GPU backend that would not start.
+		// GGML_ABORT in a GPU backend prints "file:line: message" (ggml.c
+		// ggml_abort): ggml-sycl.cpp "[ggml_backend_sycl_device_get_memory]
+		// failed to get device memory size" (llama.cpp#28134, b10717+). A
+		// GGML_ASSERT there is the backend's bug (sys.abort), so a message
+		// starting with "G" is left to it.
+		{ID: "llamacpp.backend_abort", Matcher: re("ggml-", `ggml-(?:sycl|vulkan|cann|musa|opencl|metal|hip)/[\w.-]+:\d+: (?:\[\w+\] )?[^G\s]`), Cause: v.CUDA, Title: "a GPU backend aborted",
+			Hint: "the GPU runtime or driver failed under ggml's backend: check the driver and runtime versions this build was made for (oneAPI/level-zero for SYCL, the Vulkan driver, ROCm), that the device is visible, and try another backend or -ngl 0 to confirm"},
 		{ID: "llamacpp.backend_init", Matcher: re("failed to initialize", `failed to initialize (CUDA|ROCm|MUSA|Vulkan|MTL|Metal|SYCL|CANN|OpenCL)\d* backend`), Cause: v.CUDA, Title: "a GPU backend could not be initialised",
 			Hint: "check the GPU with nvidia-smi (or the backend's own tool) and the driver against this build; --device none runs on the CPU"},
 		// src/llama.cpp and src/llama-model.cpp (b10587): a device or split
