@@ -64,6 +64,11 @@ var failureLines = []ruleLine{
 	{"vllm", "cuda.blas", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"},
 	{"sglang", "cuda.error", "RuntimeError: CUDA error: operation not permitted when stream is capturing"},
 	// port_in_use
+	// vllm lora/worker_manager.py, quantization/awq.py, chat_utils.py
+	// (vllm#30690, Qwen3-VL#831, vllm#47600).
+	{"vllm", "vllm.lora_missing", "(EngineCore_DP0 pid=1511501) ERROR 12-16 10:00:00 [core.py:918] ValueError: Loading lora table_qc failed: No adapter found for /data/lora/checkpoint-57"},
+	{"vllm", "vllm.quant_tp_split", "(VllmWorkerProcess pid=2215) ERROR 03-01 10:00:00 multiproc_worker_utils.py:242] ValueError: The input size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size."},
+	{"vllm", "vllm.chat_template_path", "ValueError: The supplied chat template string (examples/tool_chat_template_gemma4.jinja) appears path-like, but doesn't exist!"},
 	// vllm default_loader.py, one rank of eight (vllm#21713).
 	{"vllm", "weights.not_initialized", "(VllmWorker rank=3 pid=4867) ERROR 07-28 10:00:00 [multiproc_executor.py:511] ValueError: Following weights were not initialized from checkpoint: {'model.layers.19.mlp.shared_experts.gate_up_proj.weight'}"},
 	// vLLM on Intel GPUs (vllm#11173, #20743) and on ROCm (gpustack#3786).

@@ -277,6 +277,18 @@ var vllm = &Profile{
 		// neither a Hub id that answers nor a directory with a config.
 		{ID: "vllm.invalid_repo", Matcher: lit("Invalid repository ID or local directory specified"), Cause: v.ModelLoad, Title: "the model is neither a reachable Hub id nor a local model directory",
 			Hint: "check the path or id, that the directory holds config.json (mount the whole Hugging Face cache, not only snapshots/), HF_HUB_OFFLINE and network access"},
+		// lora/worker_manager.py _load_adapter (0.6-0.12): a --lora-modules
+		// path with no adapter files (vllm#30690).
+		{ID: "vllm.lora_missing", Matcher: lit("No adapter found for"), Cause: v.ModelLoad, Title: "a LoRA adapter was not found",
+			Hint: "check the --lora-modules path (it must hold adapter_config.json and the adapter weights, not a training checkpoint directory without them)"},
+		// model_executor/layers/quantization/awq.py and gptq.py
+		// create_weights (0.4-0.12): a shard's input does not split into
+		// whole quantization groups.
+		{ID: "vllm.quant_tp_split", Matcher: lit("is not aligned with the quantized weight shape"), Cause: v.Config, Title: "the quantized weights do not split over this many GPUs",
+			Hint: "lower --tensor-parallel-size{flag:--tensor-parallel-size} (the shard's input must hold whole quantization groups), or use a checkpoint quantized with a smaller group size"},
+		// entrypoints/chat_utils.py validate/load_chat_template (0.10-0.12).
+		{ID: "vllm.chat_template_path", Matcher: lit("appears path-like, but doesn't exist"), Cause: v.Config, Title: "the chat template file does not exist",
+			Hint: "pass an existing file to --chat-template{flag:--chat-template} (a relative path is read from the server's working directory, inside the container if it runs in one)"},
 		// lora/peft_helper.py PEFTHelper.validate_legal (0.8-0.13), through
 		// serving_models.py init_static_loras for --lora-modules.
 		{ID: "vllm.lora_rank", Matcher: re("max_lora_rank", `LoRA rank \d+ is greater than max_lora_rank \d+`), Cause: v.Config, Title: "the LoRA adapter's rank is above --max-lora-rank",
