@@ -86,8 +86,8 @@ var failureLines = []ruleLine{
 	{"sglang", "gloo.transport", "[2026-11-29 10:00:00 TP3] RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error"},
 	{"sglang", "gloo.transport", "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 1800000ms for send operation to complete"},
 	// clap in text-generation-launcher (text-generation-inference#1451).
-	{"tgi", "tgi.clap", "error: invalid value 'True' for '--disable-custom-kernels'"},
-	{"tgi", "tgi.clap", "error: unexpected argument '--max-model-len' found"},
+	{"tgi", "args.clap", "error: invalid value 'True' for '--disable-custom-kernels'"},
+	{"", "args.clap", "error: unexpected argument '--max-model-len' found"},
 	// sglang http_server.py's warmup behind a proxy (sglang#16855).
 	{"sglang", "sglang.warmup_proxy", "AssertionError: res=<Response [502]>, res.text=''"},
 	// sglang awq_marlin without vLLM's ops (sglang#6580).

@@ -288,6 +288,11 @@ var commonFailures = []FailureRule{
 	// layers that do not split evenly over the GPUs.
 	{ID: "parallel.divisible", Matcher: re("must be divisible by", `must be divisible by (tensor|pipeline) parallel size`), Cause: v.Config, Title: "the model does not split evenly over the GPUs",
 		Hint: "choose a tensor parallel size that divides the model's attention heads (and a pipeline size that divides its layers): --tensor-parallel-size{flag:--tensor-parallel-size} / --tp{flag:--tp}"},
+	// clap (Rust's argument parser, 4.x: TGI's launcher and router)
+	// rejects a flag or its value, also one set by its environment
+	// variable (DISABLE_CUSTOM_KERNELS=True, text-generation-inference#1451).
+	{ID: "args.clap", Matcher: re("error: ", `^error: (?:invalid value '|unexpected argument '|the following required arguments were not provided|the argument '.*' cannot be used with|a value is required for '|unexpected value ')`), Cause: v.Config, Fatal: true, Title: "the launcher rejected its arguments",
+		Hint: "fix the flag the message names; a flag can also come from its environment variable (text-generation-launcher --help lists them: [env: NAME=])"},
 	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
 		Hint: "read the field named in the validation error and fix that flag"},
 	// dependency

@@ -551,11 +551,6 @@ var tgi = &Profile{
 		// Err return: "Error: ArgumentValidation(...)".
 		{ID: "tgi.args", Matcher: re("ArgumentValidation|NotEnoughCUDADevices", `ArgumentValidation|NotEnoughCUDADevices`), Cause: v.Config, Fatal: true, Title: "invalid launcher arguments",
 			Hint: "read the validation message: token limits must satisfy max-input-tokens < max-total-tokens <= max-batch-prefill-tokens..."},
-		// clap (the launcher's and the router's argument parser, 4.x)
-		// rejects a flag or its value, also one set by its environment
-		// variable (DISABLE_CUSTOM_KERNELS=True, text-generation-inference#1451).
-		{ID: "tgi.clap", Matcher: re("error: ", `^error: (?:invalid value '|unexpected argument '|the following required arguments were not provided|the argument '.*' cannot be used with|a value is required for '|unexpected value ')`), Cause: v.Config, Fatal: true, Title: "the launcher rejected its arguments",
-			Hint: "fix the flag the message names; a flag can also come from its environment variable (text-generation-launcher --help lists them: [env: NAME=])"},
 		// launcher/src/main.rs (2.x-3.x): the Python server or the router
 		// binary is missing from the image.
 		{ID: "tgi.no_binary", Matcher: re("not found in PATH", `text-generation-(server|router) not found in PATH`), Cause: v.Dependency, Fatal: true, Title: "a TGI component is not installed",

@@ -145,6 +145,25 @@ func IsPreBanner(line string) bool {
 	return false
 }
 
+// IsContainerTitle reports whether line is the title of the banner an NGC
+// or CUDA container image prints when it starts, before the server does:
+// "== CUDA ==", "== TensorRT-LLM ==", between two rules of "=" (the images'
+// nvidia_entrypoint.sh). A restarted container prints it again.
+func IsContainerTitle(line string) bool {
+	t := strings.TrimRight(line, " \r")
+	if len(t) < 7 || len(t) > 48 || !strings.HasPrefix(t, "== ") || !strings.HasSuffix(t, " ==") {
+		return false
+	}
+	title := t[3 : len(t)-3]
+	return title != "" && title[0] != ' ' && title[0] != '=' && !strings.Contains(title, "==")
+}
+
+// IsRule reports whether line is a rule of "=" signs (at least three).
+func IsRule(line string) bool {
+	t := strings.TrimRight(line, " \r")
+	return len(t) >= 3 && strings.Trim(t, "=") == ""
+}
+
 // Clause is a conjunction of literals that a banner line holds: Exact as
 // written, Folded (lower case) ignoring ASCII case.
 type Clause struct {

@@ -90,3 +90,30 @@ func TestSaysListening(t *testing.T) {
 		}
 	}
 }
+
+// TestContainerTitle: the banner of NGC and CUDA images
+// (nvidia_entrypoint.sh), as sglang#3226's and TensorRT-LLM's logs show it.
+func TestContainerTitle(t *testing.T) {
+	for _, tt := range []struct {
+		line        string
+		title, rule bool
+	}{
+		{"== CUDA ==", true, false},
+		{"== TensorRT-LLM ==", true, false},
+		{"== Triton Inference Server ==\r", true, false},
+		{"==========", false, true},
+		{"===", false, true},
+		{"== ==", false, false},
+		{"a == b ==", false, false},
+		{"== a == b ==", false, false},
+		{"CUDA Version 12.4.1", false, false},
+		{"", false, false},
+	} {
+		if got := IsContainerTitle(tt.line); got != tt.title {
+			t.Errorf("IsContainerTitle(%q) = %v, want %v", tt.line, got, tt.title)
+		}
+		if got := IsRule(tt.line); got != tt.rule {
+			t.Errorf("IsRule(%q) = %v, want %v", tt.line, got, tt.rule)
+		}
+	}
+}

@@ -11,8 +11,10 @@
 // platform lines vLLM prints just before it) unless the banner belongs to
 // the run so far (acceptsBanner says when). A process that dies before
 // its banner (an import error in its entry point, an argparse error)
-// starts a run at its crash block instead (crash.go). Without either, a
-// new run starts after a failure when the stamps jump forward by 10
+// starts a run at its crash block instead (crash.go). A container image's
+// own banner ("== CUDA ==" between rules of "=") among the unstamped lines
+// just before a start begins that run: a restarted container prints it
+// first. Without either, a new run starts after a failure when the stamps jump forward by 10
 // minutes or back by one: a dead server prints nothing, so what comes much
 // later is a new process. A ready run is only ended by a banner or a
 // crash block: a ready server may idle for hours.
@@ -118,6 +120,9 @@ const (
 	inFlight = 4
 	// preBannerMax is how many platform lines may precede a banner.
 	preBannerMax = 8
+	// containerScan is how far before a banner a container image's own
+	// banner (with its license text) is looked for.
+	containerScan = 24
 	// t0Lookahead: a run whose first line carries no stamp starts at the
 	// first stamp among its next lines.
 	t0Lookahead = 64
@@ -489,7 +494,9 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 			for s > 0 && i-s < preBannerMax && c.meta[s-1].flags&fBanner == 0 && classify.IsPreBanner(c.lines[s-1].Text) {
 				s--
 			}
-			if crash < 0 {
+			if k := c.containerBanner(s, sp); k >= 0 {
+				s = k
+			} else if crash < 0 {
 				s = c.preamble(s, sp)
 			}
 			c.meta[s].flags |= fStart
@@ -531,6 +538,29 @@ func (c *chunk) preamble(s int, sp *stamp.Reader) int {
 		}
 	}
 	return s
+}
+
+// containerBanner is where the banner of a container image starts, when
+// one came among the unstamped lines just before a run's start at s (a
+// restarted container prints it before the server prints anything), or -1.
+func (c *chunk) containerBanner(s int, sp *stamp.Reader) int {
+	for k := s - 1; k >= 0 && s-k <= containerScan; k-- {
+		if c.meta[k].flags&(fBanner|fStart) != 0 || c.stamp(k, sp) != 0 {
+			return -1
+		}
+		if !classify.IsContainerTitle(c.lines[k].Text) {
+			continue
+		}
+		start := k
+		if k > 0 && classify.IsRule(c.lines[k-1].Text) {
+			start = k - 1
+			if start > 0 && logline.Blank(c.lines[start-1].Text) && c.meta[start-1].flags&(fBanner|fStart) == 0 {
+				start--
+			}
+		}
+		return start
+	}
+	return -1
 }
 
 // redraw reports whether line i ended with a bare "\r" that line i+1
