@@ -64,6 +64,19 @@ var failureLines = []ruleLine{
 	{"vllm", "cuda.blas", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"},
 	{"sglang", "cuda.error", "RuntimeError: CUDA error: operation not permitted when stream is capturing"},
 	// port_in_use
+	// Newest releases on newer and other GPUs, from users' logs:
+	// Blackwell-only backends (sglang#9140), FA3-only sinks (vllm#22331),
+	// FP8 blocks split by TP (vllm#45784), hybrid KV specs (vllm#42911),
+	// Ascend's runtime (vllm-ascend#3017), ptxas on sm_120a (sglang#8879).
+	{"sglang", "gpu.capability", "ValueError: TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend."},
+	{"vllm", "attn.fa3_only", "(EngineCore_0 pid=41) ERROR 08-06 10:00:00 [core.py:718] AssertionError: Sinks are only supported in FlashAttention 3"},
+	{"vllm", "quant.fp8_block_split", "(Worker_TP4_EP4 pid=1364712) ERROR 11-02 10:00:00 [multiproc_executor.py:888] ValueError: Weight input_size_per_partition = 192 is not divisible by weight quantization block_k = 128."},
+	{"vllm", "quant.fp8_block_split", "ValueError: The output_size of gate's and up's weight = 80 is not divisible by weight quantization block_n = 128."},
+	{"sglang", "quant.fp8_block_split", "ValueError: Weight output_partition_size = 8 is not divisible by weight quantization block_n = 128."},
+	{"vllm", "vllm.hybrid_kv_off", "(EngineCore pid=120) ERROR 10-20 10:00:00 [core.py:1108] ValueError: Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type."},
+	{"vllm", "npu.runtime", "EH9999: Inner Error!"},
+	{"sglang", "jit.ptxas", "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error"},
+	{"sglang", "jit.ptxas", "ptxas fatal   : Ptx assembly aborted due to errors"},
 	// vllm lora/worker_manager.py, quantization/awq.py, chat_utils.py
 	// (vllm#30690, Qwen3-VL#831, vllm#47600).
 	{"vllm", "vllm.lora_missing", "(EngineCore_DP0 pid=1511501) ERROR 12-16 10:00:00 [core.py:918] ValueError: Loading lora table_qc failed: No adapter found for /data/lora/checkpoint-57"},

@@ -134,6 +134,11 @@ var commonFailures = []FailureRule{
 		Hint: "install gcc in the image or set CC; or start with --enforce-eager to skip torch.compile"},
 	// Triton's CompilationError ("at 1:0:") announces the error that the
 	// lines after it spell out: a cause found there is the root.
+	// triton/backends/nvidia/compiler.py: ptxas rejected the PTX a kernel
+	// compiled to ("PTXASError: PTXAS error: Internal Triton PTX codegen
+	// error", then ptxas's own lines: a feature the target sm lacks).
+	{ID: "jit.ptxas", Matcher: re("PTXAS|ptxas", `PTXASError|PTXAS error|^ptxas fatal|^ptxas .*\berror\b`), Cause: v.KernelBuild, Title: "ptxas could not assemble a compiled kernel",
+		Hint: "the kernel uses a feature this GPU's architecture lacks, or the Triton/CUDA toolkit is too old for it: use a server and Triton release that supports this GPU, or another backend for the kernel (attention, MoE)"},
 	{ID: "jit.triton", Matcher: re("triton.compiler.errors|CompilationError", `triton\.compiler\.errors\.\w+|CompilationError`), Cause: v.KernelBuild, Wrapper: true, Title: "a Triton kernel failed to compile",
 		Hint: "check the Triton version against torch; clear ~/.triton/cache; try --enforce-eager (vLLM) or --disable-cuda-graph / another attention backend"},
 	// triton's code generator (3.x): the kernel asks for e4m3 FP8 (an FP8
@@ -184,6 +189,11 @@ var commonFailures = []FailureRule{
 		Hint: "check dmesg for Xid errors and the GPU's health (nvidia-smi -q); rerun with CUDA_LAUNCH_BLOCKING=1"},
 	{ID: "cuda.blas", Matcher: re("_STATUS_|cuBLAS error|cuDNN error", `CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|cuBLAS error|cuDNN error`), Cause: v.CUDA, Title: "a cuBLAS/cuDNN call failed",
 		Hint: "check that the torch build supports this GPU and dtype; rerun with CUDA_LAUNCH_BLOCKING=1"},
+	// Ascend's runtime (CANN) reports device failures as "EH9999: Inner
+	// Error!" / "EZ9999" then the failed call: rtDeviceSynchronizeWithTimeout
+	// (an SDMA copy error, runtime result 507013; vllm-ascend on 310P).
+	{ID: "npu.runtime", Matcher: re("9999: Inner Error|rtDeviceSynchronize", `E[0-9A-Z]9999: Inner Error|rtDeviceSynchronize\w* execute failed`), Cause: v.CUDA, Title: "the Ascend NPU runtime failed",
+		Hint: "check the NPU's health (npu-smi info), the driver and firmware against the CANN version, and whether this model's kernels support this NPU (310P supports fewer operators than 910)"},
 	// Intel GPUs under torch's XPU backend: the Unified Runtime's errors
 	// ("RuntimeError: UR error", UR_RESULT_ERROR_*; vllm#11173) and a
 	// device whose driver cannot tell its free memory (torch/xpu/memory.py
@@ -267,8 +277,24 @@ var commonFailures = []FailureRule{
 	// a GGUF checkpoint of an architecture its reader does not know.
 	{ID: "hf.gguf_arch", Matcher: re("GGUF model with architecture", `GGUF model with architecture \S+ is not supported yet`), Cause: v.Config, Title: "transformers cannot read this GGUF architecture",
 		Hint: "upgrade transformers to a release whose GGUF reader knows it, or serve the original safetensors checkpoint"},
-	{ID: "gpu.capability", Matcher: re("GPU", `(?i)only supported on GPUs with compute capability|requires? (a )?(GPU|GPUs) with compute capability|only supports (Ampere|Hopper|Ada|Turing|Volta)[\w ]* GPUs|compute capability of at least`), Cause: v.Config, Title: "the configuration needs a newer GPU",
+	// Also a backend only for one GPU generation: sglang server_args.py
+	// "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100)".
+	{ID: "gpu.capability", Matcher: re("GPU", `(?i)only supported on GPUs with compute capability|requires? (a )?(GPU|GPUs) with compute capability|only supports (Ampere|Hopper|Ada|Turing|Volta)[\w ]* GPUs|compute capability of at least|only supported on (Ampere|Hopper|Ada|Blackwell)[\w ]* GPUs`), Cause: v.Config, Title: "the configuration needs a newer GPU",
 		Hint: "choose what this GPU supports: --dtype half instead of bfloat16 before Ampere, another attention backend, or another quantization"},
+	// vllm attention/backends/flash_attn.py (0.10-0.12): gpt-oss's
+	// attention sinks need FlashAttention 3, which only Hopper builds have.
+	{ID: "attn.fa3_only", Matcher: re("FlashAttention 3|FlashAttention3", `only supported (in|with|by|on) FlashAttention ?3|requires? FlashAttention ?3`), Cause: v.Config, Title: "the model's attention needs FlashAttention 3, which this GPU or build lacks",
+		Hint: "pick an attention backend that supports it on this GPU (vLLM: VLLM_ATTENTION_BACKEND=TRITON_ATTN; SGLang: --attention-backend triton), or run on a Hopper GPU"},
+	// vllm model_executor/layers/quantization/utils/fp8_utils.py
+	// validate_fp8_block_shape and fp8.py's MoE check, sglang the same
+	// (0.4-0.12): a tensor-parallel shard that splits a block.
+	{ID: "quant.fp8_block_split", Matcher: re("weight quantization block_", `is not divisible by weight quantization block_[nk]`), Cause: v.Config, Title: "a weight shard does not split into whole FP8 quantization blocks",
+		Hint: "lower the tensor-parallel size (--tensor-parallel-size / --tp) so that each shard holds whole 128-wide blocks, or use expert parallelism for the MoE layers"},
+	// vllm v1/core/kv_cache_utils.py unify_hybrid_kv_cache_specs (0.10-0.13):
+	// a model mixing attention types, with the hybrid manager turned off
+	// (by --disable-hybrid-kv-cache-manager or a KV connector such as LMCache).
+	{ID: "vllm.hybrid_kv_off", Matcher: lit("failed to convert the KV cache specs to one unified type"), Cause: v.Config, Title: "this hybrid model needs the hybrid KV cache manager, which is disabled",
+		Hint: "drop --disable-hybrid-kv-cache-manager, or the KV connector that disables it (LMCache, NIXL in some releases), or use a release whose connector supports hybrid models"},
 	{ID: "ctx.too_long", Matcher: re("is greater than the derived", `is greater than the derived (context_length|max_model_len)`), Cause: v.Config, Title: "the requested context length is above the model's limit",
 		Hint: "lower --context-length / --max-model-len to the model's limit, or set the documented override environment variable if you know the model supports it"},
 	{ID: "quant.unknown", Matcher: re("quantization", `Unknown quantization method|is not supported for quantization method|quantization method .* is not supported for the current GPU|Cannot find any of .* in the model's quantization config`), Cause: v.Config, Title: "the quantization is not supported here",
