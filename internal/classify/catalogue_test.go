@@ -88,6 +88,9 @@ var failureLines = []ruleLine{
 	{"vllm", "xpu.runtime", "ERROR 12-14 10:00:00 [worker_base.py:622] RuntimeError: UR error"},
 	{"vllm", "xpu.runtime", "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation."},
 	{"vllm", "cuda.error", "\x1b[1;36m(EngineCore_DP0 pid=149)\x1b[0;0m ERROR 11-20 10:00:00 [core.py:842] torch.AcceleratorError: HIP error: invalid device function"},
+	// Mesa RADV under llama.cpp's Vulkan backend (janhq/jan#6009).
+	{"llamacpp", "vulkan.oom", "radv/amdgpu: Not enough memory for command submission."},
+	{"llamacpp", "vulkan.device_lost", "llama_model_load: error loading model: vk::Queue::submit: ErrorDeviceLost"},
 	// ggml-sycl.cpp's GGML_ABORT (llama.cpp#28134).
 	{"llamacpp", "llamacpp.backend_abort", "/llama.cpp/ggml/src/ggml-sycl/ggml-sycl.cpp:6054: [ggml_backend_sycl_device_get_memory] failed to get device memory size"},
 	// llama.cpp built for ROCm and Vulkan (llama.cpp#22013, #18642).

@@ -69,8 +69,14 @@ var commonFailures = []FailureRule{
 	// which llama.cpp prints as "llama_model_load: error loading model:
 	// vk::Queue::submit: ErrorOutOfDeviceMemory"; ggml-vulkan.cpp throws
 	// OutOfDeviceMemoryError itself when no memory type fits.
-	{ID: "vulkan.oom", Matcher: re("OutOfDeviceMemory", `ErrorOutOfDeviceMemory|OutOfDeviceMemoryError`), Cause: v.GPUOOM, Title: "the Vulkan device ran out of memory",
+	// Mesa's RADV driver says so itself before the submit fails
+	// ("radv/amdgpu: Not enough memory for command submission.").
+	{ID: "vulkan.oom", Matcher: re("OutOfDeviceMemory|Not enough memory for command submission", `ErrorOutOfDeviceMemory|OutOfDeviceMemoryError|Not enough memory for command submission`), Cause: v.GPUOOM, Title: "the Vulkan device ran out of memory",
 		Hint: "offload fewer layers (-ngl), lower the context (-c) or the batch (-ub), or use a smaller quantization; an integrated GPU shares its memory with the host"},
+	// Vulkan-Hpp's vk::DeviceLostError (ggml-vulkan.cpp catches it around
+	// fences and submits): the driver reset the GPU or lost it.
+	{ID: "vulkan.device_lost", Matcher: re("DeviceLost", `ErrorDeviceLost|DeviceLostError`), Cause: v.CUDA, Title: "the Vulkan device was lost",
+		Hint: "the GPU driver lost the device (a hang, a reset, or memory pressure on it): check dmesg for amdgpu/i915/nvidia resets, lower -ngl or -c, and update the Vulkan driver"},
 	// ggml's buffer types are named after their backend and device:
 	// CUDA0, ROCm0, MUSA0, MTL0 (Metal, b10587's ggml-metal.cpp), Vulkan0,
 	// SYCL0, CANN0, OpenCL; CPU ones are host memory (ggml.host_buffer).
