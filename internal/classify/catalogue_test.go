@@ -73,6 +73,7 @@ var failureLines = []ruleLine{
 	{"vllm", "quant.fp8_block_split", "(Worker_TP4_EP4 pid=1364712) ERROR 11-02 10:00:00 [multiproc_executor.py:888] ValueError: Weight input_size_per_partition = 192 is not divisible by weight quantization block_k = 128."},
 	{"vllm", "quant.fp8_block_split", "ValueError: The output_size of gate's and up's weight = 80 is not divisible by weight quantization block_n = 128."},
 	{"sglang", "quant.fp8_block_split", "ValueError: Weight output_partition_size = 8 is not divisible by weight quantization block_n = 128."},
+	{"vllm", "cuda.no_kernel_image", "NotImplementedError: No compiled get_cutlass_moe_mm_data: no cutlass_scaled_mm kernel for CUDA device capability: 120. Required capability: 90 or 100"},
 	{"vllm", "vllm.hybrid_kv_off", "(EngineCore pid=120) ERROR 10-20 10:00:00 [core.py:1108] ValueError: Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type."},
 	{"vllm", "npu.runtime", "EH9999: Inner Error!"},
 	{"sglang", "jit.ptxas", "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error"},

@@ -169,7 +169,10 @@ var commonFailures = []FailureRule{
 	// ranks asked for more GPUs than the node or container shows.
 	{ID: "cuda.invalid_ordinal", Matcher: lit("invalid device ordinal"), Cause: v.Config, Title: "a process was given a GPU index that does not exist",
 		Hint: "the ranks per node ask for more GPUs than are visible: check nvidia-smi, CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES, the tensor-parallel size per node (--tp{flag:--tp}, --tensor-parallel-size{flag:--tensor-parallel-size}), --nnodes and --base-gpu-id"},
-	{ID: "cuda.no_kernel_image", Matcher: lit("no kernel image is available"), Cause: v.CUDA, Title: "the kernels were not built for this GPU",
+	// vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu says the same
+	// of its CUTLASS kernels: "no cutlass_scaled_mm kernel for CUDA device
+	// capability: 120. Required capability: 90 or 100" (vllm#24921).
+	{ID: "cuda.no_kernel_image", Matcher: re("no kernel image is available|kernel for CUDA device capability", `no kernel image is available|no \w+ kernel for CUDA device capability`), Cause: v.CUDA, Title: "the kernels were not built for this GPU",
 		Hint: "this GPU's architecture (sm_XX) is missing from the installed torch / kernel wheels: install builds for it (e.g. CUDA 12.8+ wheels for Blackwell) or set TORCH_CUDA_ARCH_LIST and rebuild"},
 	{ID: "cuda.illegal_access", Matcher: re("illegal|misaligned address", `illegal memory access|illegal instruction was encountered|misaligned address`), Cause: v.CUDA, Title: "a CUDA kernel crashed",
 		Hint: "rerun with CUDA_LAUNCH_BLOCKING=1 to find the kernel; try another attention backend or disable CUDA graphs to isolate it"},
