@@ -89,6 +89,10 @@ var failureLines = []ruleLine{
 	{"vllm", "xpu.runtime", "ERROR 12-14 10:00:00 [worker_base.py:622] RuntimeError: UR error"},
 	{"vllm", "xpu.runtime", "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation."},
 	{"vllm", "cuda.error", "\x1b[1;36m(EngineCore_DP0 pid=149)\x1b[0;0m ERROR 11-20 10:00:00 [core.py:842] torch.AcceleratorError: HIP error: invalid device function"},
+	// SYCL on an Arc Pro B70 (llama.cpp#25286), TGI's shards (TGI#814, #1354).
+	{"llamacpp", "xpu.oom", "level_zero backend failed with error: 39 [UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY]"},
+	{"tgi", "tgi.signaled_crash", "2023-08-10T10:00:00.123456Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown with signal 7 rank=1"},
+	{"tgi", "parallel.divisible", "ValueError: `num_heads` must be divisible by `num_shards` (got `num_heads`: 71 and `num_shards`: 2"},
 	// Mesa RADV under llama.cpp's Vulkan backend (janhq/jan#6009).
 	{"llamacpp", "vulkan.oom", "radv/amdgpu: Not enough memory for command submission."},
 	{"llamacpp", "vulkan.device_lost", "llama_model_load: error loading model: vk::Queue::submit: ErrorDeviceLost"},

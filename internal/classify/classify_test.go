@@ -93,6 +93,8 @@ func TestClassifyFailures(t *testing.T) {
 		{"warning mentions error", "vllm", "(APIServer pid=1) WARNING 11-29 10:00:00 [x.py:1] Error in chat template, falling back", "", false, false},
 		{"cuda env info", "sglang", "[2026-11-29 10:00:00] CUDA_HOME is set; CUDA error checking enabled", "", false, false},
 		{"can be ignored", "vllm", "The CUDA error above can be ignored.", "", false, false},
+		// bitsandbytes' warning, continued on its own line (TGI#814).
+		{"advice in a warning", "tgi", "If you get `CUDA error: invalid device function` errors, the above might be the cause and the solution is to make sure a GPU with the right compute capability is visible.", "", false, false},
 		{"deprecation", "vllm", "`torch_dtype` is deprecated! Use `dtype` instead!", "", false, false},
 		{"mlir loc error", "sglang", "loc(\"/tmp/x.py\":12:3): error: operation scheduled before its operands", "", false, false},
 		{"ignore import error", "sglang", "Ignore import error when loading sglang.srt.models.qwen2_audio: ModuleNotFoundError: No module named 'torchaudio'", "", false, false},

@@ -25,6 +25,10 @@ var benign = []Matcher{
 	fold("is deprecated"),
 	re("arning|ARNING", `^(?i:warning)\b`),
 	lit("Exception ignored in"),
+	// Advice inside a library's warning, on its own line (bitsandbytes:
+	// "If you get `CUDA error: invalid device function` errors, the above
+	// might be the cause.", TGI#814).
+	re("If you ", `^\s*If you (get|see|encounter|hit|run into)\b`),
 	// The dynamic loader skips an LD_PRELOAD library it cannot open and
 	// goes on ("...: ignored.").
 	lit("from LD_PRELOAD cannot be preloaded"),
@@ -203,6 +207,11 @@ var commonFailures = []FailureRule{
 	// (an SDMA copy error, runtime result 507013; vllm-ascend on 310P).
 	{ID: "npu.runtime", Matcher: re("9999: Inner Error|rtDeviceSynchronize", `E[0-9A-Z]9999: Inner Error|rtDeviceSynchronize\w* execute failed`), Cause: v.CUDA, Title: "the Ascend NPU runtime failed",
 		Hint: "check the NPU's health (npu-smi info), the driver and firmware against the CANN version, and whether this model's kernels support this NPU (310P supports fewer operators than 910)"},
+	// The Unified Runtime's (and level-zero's) out-of-memory results, under
+	// SYCL and torch XPU: "level_zero backend failed with error: 39
+	// [UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY]" (llama.cpp#25286).
+	{ID: "xpu.oom", Matcher: re("OUT_OF_DEVICE_MEMORY", `(?:UR|ZE)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY`), Cause: v.GPUOOM, Title: "the Intel GPU ran out of memory",
+		Hint: "offload fewer layers (-ngl) or lower the context (-c) for llama.cpp; lower the memory the server claims or the context for others"},
 	// Intel GPUs under torch's XPU backend: the Unified Runtime's errors
 	// ("RuntimeError: UR error", UR_RESULT_ERROR_*; vllm#11173) and a
 	// device whose driver cannot tell its free memory (torch/xpu/memory.py
@@ -321,7 +330,9 @@ var commonFailures = []FailureRule{
 		Hint: "add --trust-remote-code if you trust the repository's code"},
 	// vllm config/parallel.py and config/model.py (0.6-0.12): heads or
 	// layers that do not split evenly over the GPUs.
-	{ID: "parallel.divisible", Matcher: re("must be divisible by", `must be divisible by (tensor|pipeline) parallel size`), Cause: v.Config, Title: "the model does not split evenly over the GPUs",
+	// TGI custom_modeling/*.py: "`num_heads` must be divisible by
+	// `num_shards` (got `num_heads`: 71 and `num_shards`: 2" (TGI#1354).
+	{ID: "parallel.divisible", Matcher: re("must be divisible by", "must be divisible by (tensor|pipeline) parallel size|must be divisible by `num_shards`"), Cause: v.Config, Title: "the model does not split evenly over the GPUs",
 		Hint: "choose a tensor parallel size that divides the model's attention heads (and a pipeline size that divides its layers): --tensor-parallel-size{flag:--tensor-parallel-size} / --tp{flag:--tp}"},
 	// clap (Rust's argument parser, 4.x: TGI's launcher and router)
 	// rejects a flag or its value, also one set by its environment

@@ -542,6 +542,10 @@ var tgi = &Profile{
 		{ID: "tgi.shard_failed", Matcher: re("failed to start|crashed|Shard complete standard error output", `Shard \d+ failed to start|Shard \d+ crashed|Shard complete standard error output`), Fatal: true, Title: "a shard failed to start"},
 		// launcher/src/main.rs (2.x-3.3): "Shard process was signaled to
 		// shutdown with signal {signal}".
+		// The same with another signal: 7 is SIGBUS, which NCCL's shared
+		// memory gets when /dev/shm is too small (TGI#814), 11 SIGSEGV.
+		{ID: "tgi.signaled_crash", Matcher: re("signal", `Shard process was signaled to shutdown with signal (?:[1-8]|1\d|[2-9]\d)\b`), Cause: v.Crash, Fatal: true, Title: "a shard died by a signal",
+			Hint: "signal 7 (SIGBUS) is most often a /dev/shm too small for NCCL: run the container with --shm-size 1g or more (or NCCL_SHM_DISABLE=1); 11 is a segfault: check the versions of the image, driver and GPU"},
 		{ID: "tgi.signaled", Matcher: re("signal", `Shard process was signaled to shutdown with signal 9\b`), Cause: v.HostOOM, Fatal: true, Title: "a shard was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`"},
 		// launcher/src/main.rs (2.x-3.3).
