@@ -102,3 +102,20 @@ func FlagValue(argv []string, flag string) (string, bool) {
 	}
 	return "", false
 }
+
+// ReadyLineHidden reports whether argv sets the server's log level above
+// info, which hides its ready line (an info line).
+func ReadyLineHidden(p *Profile, argv []string) bool {
+	if p == nil || p.LogLevelFlag == "" {
+		return false
+	}
+	level, ok := FlagValue(argv, p.LogLevelFlag)
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(level) {
+	case "warning", "warn", "error", "critical", "fatal":
+		return true
+	}
+	return false
+}

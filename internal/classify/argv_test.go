@@ -61,3 +61,25 @@ func TestFlagValue(t *testing.T) {
 		}
 	}
 }
+
+func TestReadyLineHidden(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		server string
+		argv   []string
+		want   bool
+	}{
+		{"warning", "sglang", []string{"python3", "-m", "sglang.launch_server", "--log-level", "warning"}, true},
+		{"underscores and upper case", "sglang", []string{"sglang", "serve", "--log_level", "ERROR"}, true},
+		{"info", "sglang", []string{"python3", "-m", "sglang.launch_server", "--log-level", "info"}, false},
+		{"debug", "sglang", []string{"python3", "-m", "sglang.launch_server", "--log-level", "debug"}, false},
+		{"no flag", "sglang", []string{"python3", "-m", "sglang.launch_server"}, false},
+		{"a server without the flag", "vllm", []string{"vllm", "serve", "x", "--log-level", "warning"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReadyLineHidden(Lookup(tt.server), tt.argv); got != tt.want {
+				t.Errorf("ReadyLineHidden(%s, %q) = %v, want %v", tt.server, tt.argv, got, tt.want)
+			}
+		})
+	}
+}

@@ -31,12 +31,16 @@ type Profile struct {
 	// ReadyNeedsLine: a health 200 alone is not readiness (SGLang answers
 	// 200 before its warmup on older versions, and /v1/models always).
 	ReadyNeedsLine bool
+	// LogLevelFlag is the flag that sets the server's log level; above
+	// info it hides the ready line, and a health 200 has to do (SGLang's
+	// documented "--log-level warning" start).
+	LogLevelFlag string
 	// Detect are literals that identify the server in its log.
 	Detect []string
 }
 
 var sglang = &Profile{
-	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true,
+	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true, LogLevelFlag: "--log-level",
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
 		{ID: "sglang.phase.server_args", Matcher: lit("server_args=ServerArgs("), Phase: v.Init},

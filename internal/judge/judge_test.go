@@ -103,6 +103,17 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Ready, phase: v.PhaseReady, from: 5, to: 5.2,
 		},
 		{
+			// SGLang's documented start with --log-level warning prints no
+			// ready line; /health turns 200 once its warmup is done.
+			name: "sglang whose log level hides the ready line is ready on a 200",
+			cfg:  Config{Server: "sglang", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, Argv: []string{"python3", "-m", "sglang.launch_server", "--model-path", "x", "--log-level", "warning"}},
+			steps: []step{
+				hl(0, refused), ln(1, "Loading safetensors checkpoint shards: 100% Completed | 1/1 [00:00<00:00,  2.50it/s]"),
+				hl(2, starting), hl(3, ok200),
+			},
+			end: 20, verdict: v.Ready, phase: v.PhaseReady, from: 4, to: 4.2,
+		},
+		{
 			name: "vllm ready on health 200", cfg: vl,
 			steps: []step{hl(0, refused), ln(1, "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:1] Starting to load model x..."),
 				ln(3, "(APIServer pid=1) INFO:     Application startup complete."), hl(3.1, ok200)},

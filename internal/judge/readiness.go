@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"vigil/internal/classify"
 	"vigil/internal/observe"
 	"vigil/internal/srvconfig"
 	v "vigil/internal/verdict"
@@ -58,6 +59,12 @@ const upSilentSeen = "[vigil] no error and no bad health answer in the log after
 // URL answering before vigil trusts the line alone.
 func (j *Judge) unansweredGrace() time.Duration {
 	return max(3*time.Second, min(10*time.Second, j.cfg.StallAfter))
+}
+
+// needsLine: a health 200 alone is not readiness for this server, unless
+// its command line hides the ready line.
+func (j *Judge) needsLine() bool {
+	return j.prof.ReadyNeedsLine && !classify.ReadyLineHidden(j.prof, j.cfg.Argv)
 }
 
 // okGrace is how long a health 200 must hold, without the server's ready
@@ -192,7 +199,7 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 		j.holdReady = true
 	case j.readyLine && (healthOK || noEndpoint):
 		ready = true
-	case healthOK && !j.prof.ReadyNeedsLine && now.Sub(j.healthOKSince) >= j.okGrace():
+	case healthOK && !j.needsLine() && now.Sub(j.healthOKSince) >= j.okGrace():
 		ready = true
 	case j.readyLine && now.Sub(j.readyLineAt) >= j.unansweredGrace() &&
 		(j.health.State == observe.HealthError || (j.cfg.URLGuessed && j.health.State == observe.HealthRefused)):
@@ -202,7 +209,7 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 			msg = "the server says it is ready but its health endpoint does not answer (" + j.health.Err + "); trusting its ready line"
 		}
 		j.emit(now, observe.Warning{Message: msg})
-	case rd.UpWithoutAnswer > 0 && j.upSaid && !j.readyLine && !j.prof.ReadyNeedsLine && j.badHealth == 0 && j.fatalAt.IsZero() &&
+	case rd.UpWithoutAnswer > 0 && j.upSaid && !j.readyLine && !j.needsLine() && j.badHealth == 0 && j.fatalAt.IsZero() &&
 		(now.Sub(j.upSaidAt) >= rd.UpWithoutAnswer || rd.SettleLines > 0 && j.lines-j.upLines >= rd.SettleLines):
 		ready, at = true, j.upSaidAt
 		j.health = observe.Health{State: observe.HealthOK, Code: 200, Seen: upSilentSeen}
