@@ -89,6 +89,9 @@ var failureLines = []ruleLine{
 	{"vllm", "xpu.runtime", "ERROR 12-14 10:00:00 [worker_base.py:622] RuntimeError: UR error"},
 	{"vllm", "xpu.runtime", "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation."},
 	{"vllm", "cuda.error", "\x1b[1;36m(EngineCore_DP0 pid=149)\x1b[0;0m ERROR 11-20 10:00:00 [core.py:842] torch.AcceleratorError: HIP error: invalid device function"},
+	// huggingface_hub's scan_cache_dir under vLLM (HabanaAI/vllm-fork#1474).
+	{"vllm", "hf.not_found", "ERROR 06-24 15:31:46 engine.py:389] Cache directory not found: /data/.cache/huggingface. Please use `cache_dir` argument or set `HF_HUB_CACHE` environment variable."},
+	{"vllm", "hf.not_found", "huggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/models/Qwen/Qwen3-8B: offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable."},
 	// SYCL on an Arc Pro B70 (llama.cpp#25286), TGI's shards (TGI#814, #1354).
 	{"llamacpp", "xpu.oom", "level_zero backend failed with error: 39 [UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY]"},
 	{"tgi", "tgi.signaled_crash", "2023-08-10T10:00:00.123456Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown with signal 7 rank=1"},

@@ -244,7 +244,11 @@ var commonFailures = []FailureRule{
 		Hint: "set HF_TOKEN with access to the repository"},
 	// huggingface_hub's HFValidationError is what a model path that does
 	// not exist locally turns into ("Repo id must be in the form ...").
-	{ID: "hf.not_found", Matcher: re("is not a local folder|NotFoundError|Repository Not Found|is not a valid git identifier|does not appear to have a file named|Cannot find the requested files|HFValidationError", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache|HFValidationError: Repo id must`), Cause: v.ModelLoad, Title: "the model could not be found",
+	// Its cache manager's scan_cache_dir (utils/_cache_manager.py) raises
+	// CacheNotFound for an HF_HOME that does not exist (vllm-fork#1474),
+	// and utils/_http.py refuses a request under HF_HUB_OFFLINE with
+	// OfflineModeIsEnabled ("Cannot reach URL: offline mode is enabled").
+	{ID: "hf.not_found", Matcher: re("is not a local folder|NotFoundError|Repository Not Found|is not a valid git identifier|does not appear to have a file named|Cannot find the requested files|HFValidationError|CacheNotFound|Cache directory not found|OfflineModeIsEnabled", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache|HFValidationError: Repo id must|CacheNotFound|Cache directory not found: |OfflineModeIsEnabled`), Cause: v.ModelLoad, Title: "the model could not be found",
 		Hint: "check the model path or Hub id, the revision, and HF_HUB_OFFLINE / HF_HOME"},
 	// huggingface_hub says so when a download breaks, then resumes it; a
 	// start that goes on past weights drops it as a root cause. It comes
