@@ -89,6 +89,10 @@ var failureLines = []ruleLine{
 	{"vllm", "xpu.runtime", "ERROR 12-14 10:00:00 [worker_base.py:622] RuntimeError: UR error"},
 	{"vllm", "xpu.runtime", "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation."},
 	{"vllm", "cuda.error", "\x1b[1;36m(EngineCore_DP0 pid=149)\x1b[0;0m ERROR 11-20 10:00:00 [core.py:842] torch.AcceleratorError: HIP error: invalid device function"},
+	// An FP8 checkpoint with an e5m2 KV cache (vllm#8409), FP4 GEMMs on a
+	// GeForce Blackwell (TensorRT-LLM#5018).
+	{"vllm", "kv.dtype_unsupported", "(RayWorkerWrapper pid=6045) ERROR 09-12 10:00:00 worker_base.py:464] ValueError: fp8_e5m2 kv-cache is not supported with fp8 checkpoints."},
+	{"trtllm", "gpu.capability", "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: FP4 Gemm not supported before Blackwell, nor GeForce Blackwell (/src/tensorrt_llm/cpp/tensorrt_llm/thop/fp4Gemm.cpp:179)"},
 	// huggingface_hub's scan_cache_dir under vLLM (HabanaAI/vllm-fork#1474).
 	{"vllm", "hf.not_found", "ERROR 06-24 15:31:46 engine.py:389] Cache directory not found: /data/.cache/huggingface. Please use `cache_dir` argument or set `HF_HUB_CACHE` environment variable."},
 	{"vllm", "hf.not_found", "huggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/models/Qwen/Qwen3-8B: offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable."},

@@ -301,8 +301,14 @@ var commonFailures = []FailureRule{
 		Hint: "upgrade transformers to a release whose GGUF reader knows it, or serve the original safetensors checkpoint"},
 	// Also a backend only for one GPU generation: sglang server_args.py
 	// "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100)".
-	{ID: "gpu.capability", Matcher: re("GPU", `(?i)only supported on GPUs with compute capability|requires? (a )?(GPU|GPUs) with compute capability|only supports (Ampere|Hopper|Ada|Turing|Volta)[\w ]* GPUs|compute capability of at least|only supported on (Ampere|Hopper|Ada|Blackwell)[\w ]* GPUs`), Cause: v.Config, Title: "the configuration needs a newer GPU",
+	// TensorRT-LLM's thop/fp4Gemm.cpp: "FP4 Gemm not supported before
+	// Blackwell, nor GeForce Blackwell" (TensorRT-LLM#5018).
+	{ID: "gpu.capability", Matcher: re("GPU|not supported before", `(?i)not supported before (Ampere|Ada|Hopper|Blackwell)\b|only supported on GPUs with compute capability|requires? (a )?(GPU|GPUs) with compute capability|only supports (Ampere|Hopper|Ada|Turing|Volta)[\w ]* GPUs|compute capability of at least|only supported on (Ampere|Hopper|Ada|Blackwell)[\w ]* GPUs`), Cause: v.Config, Title: "the configuration needs a newer GPU",
 		Hint: "choose what this GPU supports: --dtype half instead of bfloat16 before Ampere, another attention backend, or another quantization"},
+	// vllm attention/layer.py (0.5-0.12): "fp8_e5m2 kv-cache is not
+	// supported with fp8 checkpoints." (vllm#8409).
+	{ID: "kv.dtype_unsupported", Matcher: lit("kv-cache is not supported with"), Cause: v.Config, Title: "this KV cache dtype does not work with this checkpoint",
+		Hint: "choose another --kv-cache-dtype{flag:--kv-cache-dtype} (fp8_e4m3, or auto) for an FP8 checkpoint"},
 	// vllm attention/backends/flash_attn.py (0.10-0.12): gpt-oss's
 	// attention sinks need FlashAttention 3, which only Hopper builds have.
 	{ID: "attn.fa3_only", Matcher: re("FlashAttention 3|FlashAttention3", `only supported (in|with|by|on) FlashAttention ?3|requires? FlashAttention ?3`), Cause: v.Config, Title: "the model's attention needs FlashAttention 3, which this GPU or build lacks",
