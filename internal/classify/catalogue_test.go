@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	v "vigil/internal/verdict"
 )
 
 // ruleLine is a real line and the catalogue rule it must match first.
@@ -568,6 +570,26 @@ func TestFrameCause(t *testing.T) {
 		}
 		if got != tt.id {
 			t.Errorf("FrameCause(%q) = %q, want %q", tt.line, got, tt.id)
+		}
+	}
+}
+
+func TestFramePhase(t *testing.T) {
+	for _, tt := range []struct {
+		line  string
+		phase v.Phase
+	}{
+		{`  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/model_loader/__init__.py", line 19, in get_model`, v.Weights},
+		{`  File "/x/vllm/worker/worker.py", line 117, in load_model`, v.Weights},
+		{`  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 1031, in init_cuda_graphs`, v.CUDAGraph},
+		{`  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2240, in _dummy_sampler_run`, v.Warmup},
+		// vLLM V1 compiles inside its memory profiling: no phase of its own.
+		{`  File "/x/vllm/v1/worker/gpu_worker.py", line 263, in determine_available_memory`, ""},
+		{`  File "/x/vllm/worker/worker.py", line 117, in load_model_fast`, ""},
+		{`    self.model = get_model(vllm_config=self.vllm_config)`, ""},
+	} {
+		if got := FramePhase(tt.line); got != tt.phase {
+			t.Errorf("FramePhase(%q) = %q, want %q", tt.line, got, tt.phase)
 		}
 	}
 }

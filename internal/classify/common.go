@@ -407,19 +407,52 @@ type FrameRule struct {
 	Rule  FailureRule
 }
 
+// framePhases name the startup step a traceback's function belongs to,
+// by its exact name (vLLM's and SGLang's model runners and workers), so
+// that a failure raised there is placed in that phase even when no line
+// announced it (vllm#4327: NCCL's lines, then a quantization error raised
+// in get_model).
+var framePhases = map[string]v.Phase{
+	"load_model": v.Weights, "get_model": v.Weights, "load_weights": v.Weights, "weight_loader": v.Weights,
+	// Not vLLM's determine_available_memory or profile_run: its V1
+	// engine runs torch.compile and Triton's JIT inside them.
+	"init_memory_pool": v.KVCache,
+	"capture_model":    v.CUDAGraph, "init_cuda_graphs": v.CUDAGraph, "capture_one_batch_size": v.CUDAGraph,
+	"_dummy_sampler_run":           v.Warmup,
+	"init_distributed_environment": v.Distributed, "init_torch_distributed": v.Distributed, "initialize_model_parallel": v.Distributed,
+}
+
+// frameFunc is the function of a traceback frame line ("  File "x.py",
+// line 9, in load_weights"), or "".
+func frameFunc(msg string) string {
+	t := strings.TrimLeft(msg, " ")
+	if !strings.HasPrefix(t, `File "`) {
+		return ""
+	}
+	i := strings.LastIndex(t, ", in ")
+	if i < 0 || !strings.Contains(t[:i], `", line `) {
+		return ""
+	}
+	return strings.TrimSpace(t[i+len(", in "):])
+}
+
+// FramePhase is the phase a traceback frame line's function belongs to,
+// or "".
+func FramePhase(msg string) v.Phase {
+	if fn := frameFunc(msg); fn != "" {
+		return framePhases[fn]
+	}
+	return ""
+}
+
 // FrameCause is the rule for a traceback frame line ("  File "x.py",
 // line 9, in load_weights"), or nil when the line is no frame or its
 // function names no cause.
 func FrameCause(msg string) *FailureRule {
-	t := strings.TrimLeft(msg, " ")
-	if !strings.HasPrefix(t, `File "`) {
+	fn := frameFunc(msg)
+	if fn == "" {
 		return nil
 	}
-	i := strings.LastIndex(t, ", in ")
-	if i < 0 || !strings.Contains(t[:i], `", line `) {
-		return nil
-	}
-	fn := strings.TrimSpace(t[i+len(", in "):])
 	for k := range frameRules {
 		for _, f := range frameRules[k].Funcs {
 			if strings.Contains(fn, f) {

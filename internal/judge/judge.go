@@ -123,8 +123,10 @@ type signal struct {
 	rule      *classify.FailureRule
 	exception bool
 	// frame is the cause its traceback's frames give (classify.FrameCause)
-	// to an exception without a rule of its own.
+	// to an exception without a rule of its own; phase the step they show
+	// it was raised in (classify.FramePhase).
 	frame  *classify.FailureRule
+	phase  v.Phase
 	raw    string
 	msg    string
 	source string
@@ -218,6 +220,9 @@ type Judge struct {
 	// frame is the cause the frames of the traceback being printed give
 	// (classify.FrameCause), for an exception without one of its own.
 	frame *classify.FailureRule
+	// framePhase is the phase of the innermost frame, so far, of the
+	// traceback being printed that names one (classify.FramePhase).
+	framePhase v.Phase
 
 	activity  string
 	quietSaid time.Time
@@ -431,9 +436,14 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
 	}
 	if c.Traceback {
-		j.frame = nil
-	} else if c.Failure == nil && !c.Exception && j.frame == nil {
-		j.frame = classify.FrameCause(c.Msg)
+		j.frame, j.framePhase = nil, ""
+	} else if c.Failure == nil && !c.Exception {
+		if j.frame == nil {
+			j.frame = classify.FrameCause(c.Msg)
+		}
+		if ph := classify.FramePhase(c.Msg); ph != "" {
+			j.framePhase = ph
+		}
 	}
 	if c.Failure == nil && !c.Exception {
 		return
@@ -459,6 +469,7 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Failure == nil {
 		s.frame = j.frame
 	}
+	s.phase = j.framePhase
 	// Memory stays bounded on a log with millions of errors: the first
 	// ones are the roots, later ones only echo them.
 	if len(j.signals) >= maxSignals || len(j.fatal) >= maxSignals {
@@ -1052,6 +1063,10 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Hint = "read the last lines of the log; vigil found no known error in them"
 	}
 	r.Evidence = j.evidence(root)
+	if root != nil && root.phase != "" && j.prof.Index(root.phase) > j.phaseIx {
+		// The traceback shows a later step than any line announced.
+		r.Phase = root.phase
+	}
 	if r.RuleID == "exit.port_taken" {
 		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)
 	}

@@ -371,6 +371,21 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.ModelLoad, from: 1.2, to: 1.3, evidence: "KeyError: 'v'",
 		},
 		{
+			// vllm#4327: NCCL's lines were the last to name a step; the
+			// traceback shows the error came from get_model.
+			name: "a failure raised in a later step than any line named is placed in that step",
+			cfg:  Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(0.5, "INFO 04-24 10:00:00 pynccl.py:58] vLLM is using nccl==2.18.1"),
+				ln(1, "ERROR 04-24 10:00:01 worker_base.py:157] Error executing method load_model. This might cause deadlock in distributed execution."),
+				ln(1, "ERROR 04-24 10:00:01 worker_base.py:157] Traceback (most recent call last):"),
+				ln(1, `ERROR 04-24 10:00:01 worker_base.py:157]   File "/usr/local/lib/python3.10/dist-packages/vllm/worker/worker.py", line 117, in load_model`),
+				ln(1, `ERROR 04-24 10:00:01 worker_base.py:157]   File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/model_loader/__init__.py", line 19, in get_model`),
+				ln(1, `ERROR 04-24 10:00:01 worker_base.py:157]   File "/usr/local/lib/python3.10/dist-packages/vllm/config.py", line 226, in _verify_quantization`),
+				ln(1, "ERROR 04-24 10:00:01 worker_base.py:157] ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 90. Current capability: 86."),
+				ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Config, phase: v.Weights, from: 1.2, to: 1.3,
+		},
+		{
 			name: "a known error raised while loading weights keeps its own cause",
 			cfg:  Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "Traceback (most recent call last):"),
