@@ -91,6 +91,9 @@ var failureLines = []ruleLine{
 	{"vllm", "xpu.runtime", "ERROR 12-14 10:00:00 [worker_base.py:622] RuntimeError: UR error"},
 	{"vllm", "xpu.runtime", "RuntimeError: The device (Intel(R) Graphics [0x7d51]) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation."},
 	{"vllm", "cuda.error", "\x1b[1;36m(EngineCore_DP0 pid=149)\x1b[0;0m ERROR 11-20 10:00:00 [core.py:842] torch.AcceleratorError: HIP error: invalid device function"},
+	// torch.compile's dynamo under sglang --enable-torch-compile.
+	{"sglang", "torch.dynamo_failed", "You can suppress this exception and fall back to eager by setting:"},
+	{"vllm", "torch.dynamo_failed", `Set TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information`},
 	// An FP8 checkpoint with an e5m2 KV cache (vllm#8409), FP4 GEMMs on a
 	// GeForce Blackwell (TensorRT-LLM#5018).
 	{"vllm", "kv.dtype_unsupported", "(RayWorkerWrapper pid=6045) ERROR 09-12 10:00:00 worker_base.py:464] ValueError: fp8_e5m2 kv-cache is not supported with fp8 checkpoints."},
