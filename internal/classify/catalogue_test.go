@@ -585,7 +585,7 @@ func TestFramePhase(t *testing.T) {
 		{`  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/model_loader/__init__.py", line 19, in get_model`, v.Weights},
 		{`  File "/x/vllm/worker/worker.py", line 117, in load_model`, v.Weights},
 		{`  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 1031, in init_cuda_graphs`, v.CUDAGraph},
-		{`  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2240, in _dummy_sampler_run`, v.Warmup},
+		{`  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2240, in _dummy_sampler_run`, ""},
 		// vLLM V1 compiles inside its memory profiling: no phase of its own.
 		{`  File "/x/vllm/v1/worker/gpu_worker.py", line 263, in determine_available_memory`, ""},
 		{`  File "/x/vllm/worker/worker.py", line 117, in load_model_fast`, ""},

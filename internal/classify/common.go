@@ -420,11 +420,11 @@ type FrameRule struct {
 // in get_model).
 var framePhases = map[string]v.Phase{
 	"load_model": v.Weights, "get_model": v.Weights, "load_weights": v.Weights, "weight_loader": v.Weights,
-	// Not vLLM's determine_available_memory or profile_run: its V1
-	// engine runs torch.compile and Triton's JIT inside them.
+	// Not vLLM's determine_available_memory, profile_run or
+	// _dummy_sampler_run: its V1 engine runs torch.compile, Triton's and
+	// FlashInfer's JIT inside its memory profiling, which calls them all.
 	"init_memory_pool": v.KVCache,
 	"capture_model":    v.CUDAGraph, "init_cuda_graphs": v.CUDAGraph, "capture_one_batch_size": v.CUDAGraph,
-	"_dummy_sampler_run":           v.Warmup,
 	"init_distributed_environment": v.Distributed, "init_torch_distributed": v.Distributed, "initialize_model_parallel": v.Distributed,
 }
 
