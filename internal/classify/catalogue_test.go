@@ -568,11 +568,11 @@ func TestFrameCause(t *testing.T) {
 		{`load_weights failed`, ""},
 	} {
 		got := ""
-		if r := FrameCause(tt.line); r != nil {
+		if r, _ := Frame(tt.line); r != nil {
 			got = r.ID
 		}
 		if got != tt.id {
-			t.Errorf("FrameCause(%q) = %q, want %q", tt.line, got, tt.id)
+			t.Errorf("Frame(%q) cause %q, want %q", tt.line, got, tt.id)
 		}
 	}
 }
@@ -591,8 +591,8 @@ func TestFramePhase(t *testing.T) {
 		{`  File "/x/vllm/worker/worker.py", line 117, in load_model_fast`, ""},
 		{`    self.model = get_model(vllm_config=self.vllm_config)`, ""},
 	} {
-		if got := FramePhase(tt.line); got != tt.phase {
-			t.Errorf("FramePhase(%q) = %q, want %q", tt.line, got, tt.phase)
+		if _, got := Frame(tt.line); got != tt.phase {
+			t.Errorf("Frame(%q) phase %q, want %q", tt.line, got, tt.phase)
 		}
 	}
 }

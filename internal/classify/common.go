@@ -442,31 +442,23 @@ func frameFunc(msg string) string {
 	return strings.TrimSpace(t[i+len(", in "):])
 }
 
-// FramePhase is the phase a traceback frame line's function belongs to,
-// or "".
-func FramePhase(msg string) v.Phase {
-	if fn := frameFunc(msg); fn != "" {
-		return framePhases[fn]
-	}
-	return ""
-}
-
-// FrameCause is the rule for a traceback frame line ("  File "x.py",
-// line 9, in load_weights"), or nil when the line is no frame or its
-// function names no cause.
-func FrameCause(msg string) *FailureRule {
+// Frame reads a traceback frame line ("  File "x.py", line 9, in
+// load_weights"): the rule its function names a cause by (nil if none)
+// and the phase the function belongs to ("" if none). A line that is no
+// frame gives neither.
+func Frame(msg string) (cause *FailureRule, phase v.Phase) {
 	fn := frameFunc(msg)
 	if fn == "" {
-		return nil
+		return nil, ""
 	}
 	for k := range frameRules {
 		for _, f := range frameRules[k].Funcs {
 			if strings.Contains(fn, f) {
-				return &frameRules[k].Rule
+				return &frameRules[k].Rule, framePhases[fn]
 			}
 		}
 	}
-	return nil
+	return nil, framePhases[fn]
 }
 
 // hostMemoryHint is the advice for every host_oom cause.

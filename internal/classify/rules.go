@@ -106,12 +106,16 @@ func (r *FailureRule) Quoted(msg string) string {
 	if r == nil || !r.Quotes {
 		return ""
 	}
-	for _, l := range r.lits {
-		if i := strings.Index(msg, l); i >= 0 {
-			if _, q, ok := strings.Cut(msg[i+len(l):], ": "); ok {
-				return q
-			}
-			return ""
+	return afterLiteral(r.lits, msg)
+}
+
+// afterLiteral is the text after the first ": " that follows the first of
+// lits found in s, or "".
+func afterLiteral(lits []string, s string) string {
+	for _, l := range lits {
+		if i := strings.Index(s, l); i >= 0 {
+			_, q, _ := strings.Cut(s[i+len(l):], ": ")
+			return q
 		}
 	}
 	return ""
@@ -120,13 +124,7 @@ func (r *FailureRule) Quoted(msg string) string {
 // Reason is what a notable warning's line gives as its reason: the text
 // after the first ": " that follows the rule's literal in line, or "".
 func (r *NotableRule) Reason(line string) string {
-	for _, l := range r.lits {
-		if i := strings.Index(line, l); i >= 0 {
-			_, q, _ := strings.Cut(line[i+len(l):], ": ")
-			return strings.TrimSpace(q)
-		}
-	}
-	return ""
+	return strings.TrimSpace(afterLiteral(r.lits, line))
 }
 
 // Rule literal constructors keep the profile tables short.

@@ -14,10 +14,10 @@
 // starts a run at its crash block instead (crash.go). A container image's
 // own banner ("== CUDA ==" between rules of "=") among the unstamped lines
 // just before a start begins that run: a restarted container prints it
-// first. Without either, a new run starts after a failure when the stamps jump forward by 10
-// minutes or back by one: a dead server prints nothing, so what comes much
-// later is a new process. A ready run is only ended by a banner or a
-// crash block: a ready server may idle for hours.
+// first. Without either, a new run starts after a failure when the stamps
+// jump forward by 10 minutes or back by one: a dead server prints nothing,
+// so what comes much later is a new process. A ready run is only ended by a
+// banner or a crash block: a ready server may idle for hours.
 //
 // # Offline verdicts
 //

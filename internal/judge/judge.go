@@ -122,9 +122,9 @@ const SettleMax = 3 * time.Second
 type signal struct {
 	rule      *classify.FailureRule
 	exception bool
-	// frame is the cause its traceback's frames give (classify.FrameCause)
+	// frame is the cause its traceback's frames give (classify.Frame)
 	// to an exception without a rule of its own; phase the step they show
-	// it was raised in (classify.FramePhase).
+	// it was raised in (classify.Frame).
 	frame  *classify.FailureRule
 	phase  v.Phase
 	raw    string
@@ -218,10 +218,10 @@ type Judge struct {
 	result *observe.Result
 	warned map[string]bool
 	// frame is the cause the frames of the traceback being printed give
-	// (classify.FrameCause), for an exception without one of its own.
+	// (classify.Frame), for an exception without one of its own.
 	frame *classify.FailureRule
 	// framePhase is the phase of the innermost frame, so far, of the
-	// traceback being printed that names one (classify.FramePhase).
+	// traceback being printed that names one (classify.Frame).
 	framePhase v.Phase
 
 	activity  string
@@ -438,10 +438,11 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Traceback {
 		j.frame, j.framePhase = nil, ""
 	} else if c.Failure == nil && !c.Exception {
+		rule, ph := classify.Frame(c.Msg)
 		if j.frame == nil {
-			j.frame = classify.FrameCause(c.Msg)
+			j.frame = rule
 		}
-		if ph := classify.FramePhase(c.Msg); ph != "" {
+		if ph != "" {
 			j.framePhase = ph
 		}
 	}
