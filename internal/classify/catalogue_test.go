@@ -299,6 +299,8 @@ var phaseLines = []ruleLine{
 	{"llamacpp", "llamacpp.phase:HTTP server is listening|HTTP server listening", "main: HTTP server is listening, hostname: 127.0.0.1, port: 8080, http threads: 3"},
 	{"llamacpp", "llamacpp.phase:clip_|load_hparams:|mtmd_init", "clip_model_loader: model name:   Qwen2.5-VL-7B-Instruct"},
 	{"sglang", "sglang.phase.server_args", "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tokenizer_mode='auto')"},
+	// engine.py allocate_port_args (2026): server_args.resolved_dict().
+	{"sglang", "sglang.phase.server_args", "[2026-09-11 23:34:03] server_args={'model_path': '/models/DeepSeek-V4.1-Flash', 'tokenizer_path': '/models/DeepSeek-V4.1-Flash', 'tokenizer_mode': 'auto', 'tokenizer_backend': 'huggingface', 'tokenizer_worker_num': 1, 'detokenizer_worker_num': 1, 'skip_tokenizer_init': False, 'load_format': 'safetensors', 'model_loader_extra_config': '{}', 'trust_remote_code': True, 'context_length': 1048576}"},
 	{"sglang", "sglang.phase.attention_backend", "[2026-11-29 10:00:00] Attention backend not explicitly specified. Use fa3 backend by default."},
 	{"sglang", "sglang.phase.chat_template", "[2026-11-29 10:00:00] Using default HuggingFace chat template with detected content format: string"},
 	{"sglang", "sglang.phase.init_distributed", "[2026-11-29 10:00:00 TP0] Init torch distributed begin."},

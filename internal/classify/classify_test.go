@@ -207,6 +207,7 @@ func TestDetect(t *testing.T) {
 	}
 	logs := map[string]string{
 		"[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')":                         "sglang",
+		"[2026-09-11 23:34:03] server_args={'model_path': '/models/x', 'tp_size': 3}":          "sglang",
 		"(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1] vLLM API server version 0.11": "vllm",
 		"[11/29/2026-10:00:00] [TRT-LLM] [I] Starting":                                         "trtllm",
 		"llama_model_loader: loaded meta data with 33 key-value pairs":                         "llamacpp",

@@ -43,7 +43,7 @@ var sglang = &Profile{
 	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true, LogLevelFlag: "--log-level",
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
-		{ID: "sglang.phase.server_args", Matcher: lit("server_args=ServerArgs("), Phase: v.Init},
+		{ID: "sglang.phase.server_args", Matcher: re("server_args=ServerArgs(|server_args={'", `server_args=(ServerArgs\(|\{')`), Phase: v.Init},
 		{ID: "sglang.phase.attention_backend", Matcher: lit("Attention backend not"), Phase: v.Init},
 		{ID: "sglang.phase.chat_template", Matcher: lit("chat template"), Phase: v.Init},
 		{ID: "sglang.phase.init_distributed", Matcher: re("Init ", `^Init (torch distributed|nccl) (begin|ends)`), Phase: v.Distributed},
@@ -147,7 +147,7 @@ var sglang = &Profile{
 	Ready: []Matcher{lit("The server is fired up and ready to roll!"),
 		lit("Dummy health check server scheduled on existing loop at"),
 		lit("Dummy health check server started in background thread at")},
-	Detect: []string{"server_args=ServerArgs(", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
+	Detect: []string{"server_args=ServerArgs(", "server_args={'", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
 }
 
 var vllm = &Profile{

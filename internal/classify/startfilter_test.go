@@ -10,6 +10,7 @@ var bannerCases = []struct {
 	banner     bool
 }{
 	{"sglang", "[2026-05-24 00:52:39] server_args=ServerArgs(model_path='x')", true},
+	{"sglang dict", "[2026-09-11 23:34:03] server_args={'model_path': '/models/DeepSeek-V4.1-Flash', 'tp_size': 3}", true},
 	{"sglang old launcher", "WARNING: `python -m sglang.launch_server' is still supported, use `sglang serve`", true},
 	{"vllm", "(APIServer pid=1) INFO 05-19 10:00:00 [api_server.py:1839] vLLM API server version 0.11.0", true},
 	{"vllm logo", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:287]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.16.0", true},

@@ -46,7 +46,9 @@ type Banner struct {
 var starts = map[string]*Starts{
 	"sglang": {
 		Banners: []Banner{
-			{Re: newLazyRegexp(`^server_args=ServerArgs\(`)},
+			// entrypoints/engine.py: the ServerArgs repr up to 0.5.x, its
+			// resolved dict (server_args={'model_path': ...}) since.
+			{Re: newLazyRegexp(`^server_args=(ServerArgs\(|\{')`)},
 			{Re: newLazyRegexp(`launch_server' is still supported`), Lead: true},
 		},
 		OneBanner: true,

@@ -12,6 +12,7 @@ func TestBannerOf(t *testing.T) {
 		lead              bool
 	}{
 		{"sglang", "server_args=ServerArgs(model_path='x')", "sglang", false},
+		{"sglang's resolved dict", "server_args={'model_path': '/models/x', 'tp_size': 3}", "sglang", false},
 		{"sglang's lead", "`python -m sglang.launch_server' is still supported, use `sglang serve`", "sglang", true},
 		{"vllm", "vLLM API server version 0.11.0", "vllm", false},
 		{"tgi", "Args {", "tgi", false},

@@ -483,6 +483,35 @@ func TestHealthAfterReadyLine(t *testing.T) {
 	}
 }
 
+// SGLang since mid-2026 opens its start with its resolved arguments as a
+// dict (server_args={...}, entrypoints/engine.py): a restart into the same
+// file is a new run, and the server is known without being told.
+func TestSGLangResolvedDictStartsARun(t *testing.T) {
+	const args = "server_args={'model_path': '/models/DeepSeek-V4.1-Flash', 'tokenizer_path': '/models/DeepSeek-V4.1-Flash', 'tp_size': 3, 'port': 8888}"
+	log := strings.Join([]string{
+		"[2026-09-11 23:34:03] " + args,
+		"[2026-09-11 23:34:11 TP0 EP0] Init torch distributed begin.",
+		"[2026-09-11 23:34:13 TP0 EP0] Load weight begin. avail mem=111.47 GB",
+		"[2026-09-11 23:35:13 TP0 EP0] Scheduler hit an exception: Traceback (most recent call last):",
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 121.69 GiB of which 1.02 GiB is free.",
+		"[2026-09-11 23:35:20] " + args,
+		"[2026-09-11 23:35:28 TP0 EP0] Init torch distributed begin.",
+		"[2026-09-11 23:35:30 TP0 EP0] Load weight begin. avail mem=111.47 GB",
+		"[2026-09-11 23:37:02 TP0 EP0] Memory pool end. avail mem=12.40 GB",
+		"[2026-09-11 23:38:10] The server is fired up and ready to roll!",
+	}, "\n") + "\n"
+	runs := readAll(t, strings.NewReader(log), Options{})
+	if len(runs) != 2 {
+		t.Fatalf("got %d runs, want the failed start and the restart", len(runs))
+	}
+	if r := runs[0]; r.Server != "sglang" || r.Verdict != v.Failed || r.Cause != v.GPUOOM || r.Phase != v.Weights {
+		t.Errorf("first run: %s %q/%q in %q (%s); want sglang failed/gpu_oom in weights", r.Server, r.Verdict, r.Cause, r.Phase, r.Summary)
+	}
+	if r := runs[1]; r.Server != "sglang" || r.Verdict != v.Ready || r.FirstLine != 6 {
+		t.Errorf("second run: %s %q from line %d (%s); want sglang ready from line 6", r.Server, r.Verdict, r.FirstLine, r.Summary)
+	}
+}
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {

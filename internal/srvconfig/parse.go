@@ -83,6 +83,7 @@ var recogniserLits = func() *litset.Set {
 // recognisers are tried in order; the first that matches a line wins.
 var recognisers = []recogniser{
 	{name: "sglang ServerArgs", lit: "ServerArgs(", fn: parseSGLangServerArgs},
+	{name: "sglang resolved dict", lit: "server_args={", fn: parseSGLangResolved},
 	{name: "sglang scheduler summary", lit: "max_total_num_tokens=", fn: parseSGLangSummary},
 	{name: "sglang load weight end", lit: "Load weight end. ", fn: parseSGLangWeightsEnd},
 	{name: "sglang default attention backend", lit: "backend by default", fn: parseSGLangDefaultAttention},
@@ -185,6 +186,17 @@ func parseSGLangServerArgs(msg string) ([]KV, bool) {
 		return nil, false
 	}
 	items, _ := list(rest, ')', '=')
+	return items, true
+}
+
+// parseSGLangResolved reads the dict entrypoints/engine.py prints since
+// mid-2026 in place of the repr: server_args={'model_path': '...', ...}.
+func parseSGLangResolved(msg string) ([]KV, bool) {
+	rest, ok := after(msg, "server_args={")
+	if !ok {
+		return nil, false
+	}
+	items, _ := list(rest, '}', ':')
 	return items, true
 }
 

@@ -68,6 +68,17 @@ func TestParseFixtures(t *testing.T) {
 			absent: []string{"cuda_graph_bs", "disable_cuda_graph", "device"},
 		},
 		{
+			name: "sglang resolved dict (2026), nested dicts flattened one level",
+			kind: "sglang", file: "sglang-resolved-dict.log",
+			want: map[string]string{
+				"model_path": "/models/DeepSeek-V4.1-Flash", "tp_size": "3", "mem_fraction_static": "0.95",
+				"kv_cache_dtype": "fp8_e4m3", "quantization": "None", "trust_remote_code": "True",
+				"dist_init_addr": "192.168.123.103:20000", "served_model_name": "deepseek-v4.1-flash",
+				"cuda_graph_config.decode": "{'backend': 'full', 'max_bs': 4, 'bs': [1, 2, 3, 4], 'tc_compiler': 'eager', 'full_prefill_max_req': None, 'full_prefill_prefix_chunk_tokens': None, 'max_seq_len': None}",
+			},
+			minPairs: 60,
+		},
+		{
 			name: "sglang with a JSON string value",
 			kind: "sglang", file: "sglang-multinode-server-args.log",
 			want: map[string]string{"dist_init_addr": "192.168.100.10:20000", "nnodes": "2", "quantization": "modelopt_fp4"},

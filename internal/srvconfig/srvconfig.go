@@ -5,7 +5,8 @@
 // shared/research/lifecycle.md, sections 1.6, 2.6, 3-5):
 //
 //   - SGLang: server_args=ServerArgs(model_path='...', tp_size=1, ...), one
-//     line; later the scheduler's "max_total_num_tokens=..., context_len=..."
+//     line (since mid-2026 the resolved dict, server_args={'model_path':
+//     '...', ...}); later the scheduler's "max_total_num_tokens=..., context_len=..."
 //     summary and "Load weight end. type=..., dtype=..." add resolved values.
 //   - vLLM: "non-default args: {...}" (a Python dict) or, before May 2025,
 //     "args: Namespace(...)"; then "Initializing a V1 LLM engine (v0.11.0)
