@@ -357,6 +357,8 @@ var phaseLines = []ruleLine{
 	{"vllm", "vllm.phase.memory_profiling", "INFO 11-03 15:51:26 [worker.py:294] Memory profiling takes 22.16 seconds"},
 	{"vllm", "vllm.phase.graph_memory", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_worker.py:298] Estimated CUDA graph memory: 0.52 GiB total"},
 	{"vllm", "vllm.phase.graphs_captured", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:3480] Graph capturing finished in 6 secs, took 0.51 GiB"},
+	{"vllm", "vllm.phase.capture_start", "(EngineCore pid=461159) INFO 08-23 08:10:28 [gpu_model_runner.py:6867] Rank 0: Torch profiler disabled for CUDA graph capture"},
+	{"vllm", "vllm.phase.capture_start", "(Worker_TP1 pid=4155525) INFO 08-20 17:26:47 [gpu_model_runner.py:6798] Rank 1: Torch profiler disabled for CUDA graph capture"},
 	{"vllm", "vllm.phase.flashinfer_warmup", "(Worker_TP0_EP0 pid=4155524) INFO 08-20 17:22:37 [gpu_worker.py:774] Compile and warming up model for size 8192"},
 	{"vllm", "vllm.phase.init_engine_took", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [core.py:210] init engine (profile, create kv cache, warmup model) took 35.21 seconds"},
 	{"vllm", "vllm.phase.starting_server", "(APIServer pid=1) INFO 11-29 10:00:00 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000"},

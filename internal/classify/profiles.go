@@ -189,10 +189,20 @@ var vllm = &Profile{
 		{ID: "vllm.phase.memory_profiling", Matcher: lit("Memory profiling takes"), Phase: v.KVCache},
 		{ID: "vllm.phase.graph_memory", Matcher: re("CUDA graph memory", `^(Profiling|Estimated) CUDA graph memory`), Phase: v.KVCache},
 		{ID: "vllm.phase.capturing_graphs", Matcher: re("Capturing cudagraphs|Capturing CUDA graph", `^Capturing cudagraphs|^Capturing CUDA graph`), Phase: v.CUDAGraph},
+		// v1/worker/gpu_model_runner.py capture_model (2026): the first line
+		// of the capture on every rank (the capture bars are the first
+		// rank's, and only when it draws bars).
+		{ID: "vllm.phase.capture_start", Matcher: re("for CUDA graph capture", `Torch profiler (dis|en)abled for CUDA graph capture`), Phase: v.CUDAGraph},
 		// v1/worker/gpu_model_runner.py capture_model, then gpu_worker.py
 		// compile_or_warm_up_model warms the sampler up (_dummy_sampler_run).
 		{ID: "vllm.phase.graphs_captured", Matcher: lit("Graph capturing finished"), Phase: v.Warmup},
-		{ID: "vllm.phase.flashinfer_warmup", Matcher: re("Warming up FlashInfer|FlashInfer autotune|Compile and warming up model", `^Warming up FlashInfer|FlashInfer autotune|^Compile and warming up model`), Phase: v.Warmup},
+		// v1/worker/gpu_worker.py compile_or_warm_up_model compiles the
+		// extra sizes and tunes the kernels (warmup/kernel_warmup.py:
+		// FlashInfer's autotune, DeepGEMM's JIT) before capture_model. That
+		// is compile work, which vLLM's order puts before the KV cache: the
+		// phase stays kv_cache until the capture starts, rather than
+		// warmup, which the capture's lines could not leave.
+		{ID: "vllm.phase.flashinfer_warmup", Matcher: re("Warming up FlashInfer|FlashInfer autotune|Compile and warming up model", `^Warming up FlashInfer|FlashInfer autotune|^Compile and warming up model`), Phase: v.Compile},
 		{ID: "vllm.phase.init_engine_took", Matcher: lit("init engine (profile, create kv cache, warmup model) took"), Phase: v.Warmup},
 		{ID: "vllm.phase.starting_server", Matcher: re("Starting vLLM", `^Starting vLLM (API )?server`), Phase: v.Serving},
 		{ID: "vllm.phase.supported_tasks", Matcher: re("Supported_tasks|Supported tasks", `^Supported[_ ]tasks`), Phase: v.Serving},
@@ -205,8 +215,9 @@ var vllm = &Profile{
 		{ID: "vllm.bar.loader", Matcher: fold("loader"), Phase: v.Weights},
 		{ID: "vllm.bar.streamer", Matcher: fold("model streamer"), Phase: v.Weights},
 		// model_executor/warmup/deep_gemm_warmup.py (0.10+) names its bars
-		// "DeepGemm(fp8_gemm_nt) warmup (W=...)".
-		{ID: "vllm.bar.deepgemm", Matcher: fold("deepgemm"), Phase: v.Warmup},
+		// "DeepGemm(fp8_gemm_nt) warmup (W=...)": JIT before the capture
+		// (see vllm.phase.flashinfer_warmup).
+		{ID: "vllm.bar.deepgemm", Matcher: fold("deepgemm"), Phase: v.Compile},
 		// No "capturing" bar rule: vLLM's capture bars ("Capturing CUDA
 		// graphs (...)", V0 "Capturing CUDA graph shapes") all start with
 		// vllm.phase.capturing_graphs, which shadowed it.

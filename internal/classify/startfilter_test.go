@@ -74,6 +74,8 @@ func TestIsPreBanner(t *testing.T) {
 		{"vLLM's platform line", "INFO 05-19 10:00:00 [__init__.py:216] Automatically detected platform cuda.", true},
 		{"vLLM's logo, empty line", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:287] ", true},
 		{"vLLM's logo, top row", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:287]        █     █     █▄   ▄█", true},
+		{"vLLM 0.28's logo, top row", "(APIServer pid=41277) INFO 11-29 10:00:00 [api_utils.py:352]        █     █     █▄   ▄█", true},
+		{"vLLM 0.28's logo, empty line", "(APIServer pid=41277) INFO 11-29 10:00:00 [api_utils.py:352] ", true},
 		{"a warning from an __init__.py", "/usr/lib/python3/torch/cuda/__init__.py:12: UserWarning: x", false},
 		{"vLLM's utils saying something", "(APIServer pid=2960) INFO 02-20 10:00:00 [utils.py:223] non-default args: {}", false},
 	}

@@ -55,8 +55,9 @@ var starts = map[string]*Starts{
 	},
 	"vllm": {
 		// (The logo's middle line: "▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.16.0".)
-		Banners:   []Banner{{Re: newLazyRegexp(`vLLM (API )?server version|^args: Namespace\(|█  version \d`)}},
-		PreBanner: newLazyRegexp(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py|\[utils\.py:\d+\]\s*[█▄▀ ]*$`),
+		Banners: []Banner{{Re: newLazyRegexp(`vLLM (API )?server version|^args: Namespace\(|█  version \d`)}},
+		// (The logo comes from utils.py, from api_utils.py since 0.28.)
+		PreBanner: newLazyRegexp(`Automatically detected platform|^INFO \d\d-\d\d .*__init__\.py|\[(api_)?utils\.py:\d+\]\s*[█▄▀ ]*$`),
 		OneBanner: true,
 	},
 	"tgi": {

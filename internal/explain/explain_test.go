@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -509,6 +510,36 @@ func TestSGLangResolvedDictStartsARun(t *testing.T) {
 	}
 	if r := runs[1]; r.Server != "sglang" || r.Verdict != v.Ready || r.FirstLine != 6 {
 		t.Errorf("second run: %s %q from line %d (%s); want sglang ready from line 6", r.Server, r.Verdict, r.FirstLine, r.Summary)
+	}
+}
+
+// vLLM (2026) tunes its kernels after sizing the KV cache and before it
+// captures CUDA graphs (gpu_worker.py compile_or_warm_up_model): the
+// capture is a phase of its own, announced on every rank, and not part of
+// a warmup that the tuning's lines would have started (lines of a real
+// log, cut).
+func TestVLLMKernelWarmupBeforeCapture(t *testing.T) {
+	log := strings.Join([]string{
+		"(APIServer pid=461029) INFO 08-23 08:04:40 [utils.py:300] vLLM server version 0.23.0, serving model /home/admin/models/qwen3.8-27b",
+		"(EngineCore pid=461159) INFO 08-23 08:09:09 [monitor.py:81] Initial profiling/warmup run took 2.57 s",
+		"(EngineCore pid=461159) INFO 08-23 08:10:24 [gpu_worker.py:563] Available KV cache memory: 51.7 GiB",
+		"(EngineCore pid=461159) INFO 08-23 08:10:24 [kv_cache_utils.py:2236] Maximum concurrency for 32,768 tokens per request: 24.00x",
+		"(EngineCore pid=461159) INFO 08-23 08:10:28 [kernel_warmup.py:256] Using FlashInfer autotune cache file: /home/admin/.cache/vllm/flashinfer_autotune_cache/0.6.16.post3/121a/autotune_configs.json",
+		"(EngineCore pid=461159) 2026-08-23 08:10:28,622 - INFO - autotuner.py:829 - flashinfer.jit: [Autotuner]: Autotuning process starts ...",
+		"(EngineCore pid=461159) INFO 08-23 08:10:28 [gpu_model_runner.py:6867] Rank 0: Torch profiler disabled for CUDA graph capture",
+		"(EngineCore pid=461159) INFO 08-23 08:10:54 [gpu_model_runner.py:6913] Graph capturing finished in 26 secs, took 0.82 GiB",
+		"(APIServer pid=461029) INFO:     Application startup complete.",
+	}, "\n") + "\n"
+	runs := readAll(t, strings.NewReader(log), Options{})
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want 1", len(runs))
+	}
+	var got []string
+	for _, p := range runs[0].Phases {
+		got = append(got, fmt.Sprintf("%s %.0fs", p.Name, p.Seconds))
+	}
+	if !slices.Contains(got, "cuda_graph 26s") || slices.Contains(got, "compile 0s") {
+		t.Errorf("phases %v; want the capture's 26s as cuda_graph after kv_cache", got)
 	}
 }
 
