@@ -321,6 +321,13 @@ var phaseLines = []ruleLine{
 	{"sglang", "sglang.phase.warmup_request", `[2026-11-29 10:00:00] INFO:     127.0.0.1:52120 - "GET /model_info HTTP/1.1" 200 OK`},
 	{"sglang", "sglang.phase.prefill_batch", "[2026-11-29 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0"},
 	{"sglang", "sglang.phase.disagg_warmup", "[2026-11-29 10:00:00] Start of pd disaggregation warmup ..."},
+	// TensorRT-LLM 1.1.0rc3, a whole start posted with a DGX Spark guide.
+	{"trtllm", "trtllm.phase.kv_dtype_check", `[12/20/2025-04:20:19] [TRT-LLM] [I] Validating KV Cache config against kv_cache_dtype="auto"`},
+	{"trtllm", "trtllm.phase.kv_dtype_check", `[12/20/2025-04:20:19] [TRT-LLM] [I] KV cache quantization set to "auto". Using checkpoint KV quantization.`},
+	{"trtllm", "trtllm.phase.weights_size", "[12/20/2025-04:20:21] [TRT-LLM] [I] Use 63.32 GB for model weights."},
+	{"trtllm", "trtllm.phase.torch_compile_warmup", "[TRT-LLM] [I] Run warmup with 8192 tokens, include 0 generation tokens"},
+	// model_engine.py _run_torch_compile_warmup's own line (its format).
+	{"trtllm", "trtllm.phase.torch_compile_warmup", "[12/20/2025-04:21:10] [TRT-LLM] [I] Running torch.compile warmup..."},
 	{"trtllm", "trtllm.phase.loaded_engine", "[TensorRT-LLM][INFO] Loaded engine size: 13768 MiB"},
 	{"sglang", "sglang.bar.shards", "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:03<00:03,  1.52it/s]"},
 	{"sglang", "sglang.bar.loader", "Loading safetensors using Fastsafetensor loader:  50% Completed | 2/4 [00:01<00:01,  1.90it/s]"},

@@ -126,6 +126,11 @@ func TestClassifyPhases(t *testing.T) {
 		phase              v.Phase
 	}{
 		{"sglang args", "sglang", "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='x')", v.Init},
+		// A traceback's frames name functions, not steps reached
+		// (TensorRT-LLM#15022: the capture failed inside this one).
+		{"trtllm frame", "trtllm", `  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/model_engine.py", line 1015, in _run_cuda_graph_warmup`, ""},
+		{"vllm worker's frame", "vllm", `(EngineCore pid=311) ERROR 12-03 18:35:03 [core.py:1071]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 512, in compile_or_warm_up_model`, ""},
+		{"trtllm capture", "trtllm", "[12/20/2025-04:21:37] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=64, draft_len=0", v.CUDAGraph},
 		{"sglang dist", "sglang", "[2026-11-29 10:00:00 TP0] Init torch distributed begin.", v.Distributed},
 		{"sglang weights", "sglang", "[2026-11-29 10:00:00 TP0] Load weight begin. avail mem=78.58 GB", v.Weights},
 		{"sglang after weights", "sglang", "[2026-11-29 10:00:00 TP0] Load weight end. type=X, avail mem=1 GB", v.KVCache},

@@ -263,7 +263,9 @@ func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
 		}
 		return -1
 	}
-	if i := first(pf.phaseBase, len(pr.Phases), func(i int) *Matcher { return &pr.Phases[i].Matcher }); i >= 0 {
+	// A traceback's frame names a function, not a step the server reached
+	// ("File ..., line 1015, in _run_cuda_graph_warmup"): Frame reads it.
+	if i := first(pf.phaseBase, len(pr.Phases), func(i int) *Matcher { return &pr.Phases[i].Matcher }); i >= 0 && frameFunc(msg) == "" {
 		r := &pr.Phases[i]
 		c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 	}

@@ -18,7 +18,7 @@ func (pr *Profile) classifySlow(line string) Class {
 	}
 	for i := range pr.Phases {
 		r := &pr.Phases[i]
-		if r.match(msg, lowerOf()) {
+		if !isFrame(msg) && r.match(msg, lowerOf()) {
 			c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 			break
 		}
@@ -91,4 +91,11 @@ notable:
 		c.Exception = true
 	}
 	return c
+}
+
+// isFrame is a traceback frame line, read in its plainest form: the
+// reference for frameFunc.
+func isFrame(msg string) bool {
+	t := strings.TrimSpace(msg)
+	return strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `) && strings.Contains(t, ", in ")
 }

@@ -347,6 +347,15 @@ var trtllm = &Profile{
 		{ID: "trtllm.phase.mpi", Matcher: re("MPI|mpi|NCCL|nccl", `(?i)mpi (world|session|pool)|init(ializ\w+)? (mpi|nccl)|nccl (version|comm)`), Phase: v.Distributed},
 		// llmapi (1.x): "rank 0 using MpiPoolSession to spawn MPI processes".
 		{ID: "trtllm.phase.mpi_session", Matcher: re("MpiPoolSession|MpiCommSession", `using Mpi(Pool|Comm)Session`), Phase: v.Distributed},
+		// _torch/pyexecutor/model_loader.py validate_and_set_kv_cache_quant
+		// (1.x) checks the KV cache's dtype before the weights load: no
+		// KV cache yet (trtllm.phase.kv_cache would take it).
+		{ID: "trtllm.phase.kv_dtype_check", Matcher: re("Validating KV Cache config|KV cache quantization set to", `^Validating KV Cache config against|^KV cache quantization set to`), Phase: v.Init},
+		// _torch/pyexecutor/model_loader.py (1.x), once the model is built:
+		// "Use 63.32 GB for model weights." on every rank (the bars that
+		// follow are the first rank's); _torch/models/checkpoints
+		// "Prefetching 12.34GB checkpoint files.".
+		{ID: "trtllm.phase.weights_size", Matcher: re("GB for model weights|GB checkpoint files", `^Use [\d.]+ GB for model weights|^Prefetching [\d.]+ ?GB checkpoint files`), Phase: v.Weights},
 		{ID: "trtllm.phase.loading", Matcher: re("oading|load weights|weights loaded", `(?i)loading (model|weights|checkpoint)|load weights|weights loaded|Loading engine`), Phase: v.Weights},
 		// cpp runtime TllmRuntime (the TensorRT engine path).
 		{ID: "trtllm.phase.loaded_engine", Matcher: re("Loaded engine size", `Loaded engine size: \d+`), Phase: v.Weights},
@@ -356,6 +365,12 @@ var trtllm = &Profile{
 		{ID: "trtllm.phase.kv_cache", Matcher: re("KV cache|kv cache|KV Cache", `(?i)kv cache|paged kv cache|blocks in KV cache`), Phase: v.KVCache},
 		{ID: "trtllm.phase.autotune", Matcher: fold("autotun"), Phase: v.Compile},
 		{ID: "trtllm.phase.cuda_graph", Matcher: fold("cuda graph"), Phase: v.CUDAGraph},
+		// _torch/pyexecutor/model_engine.py warmup (1.x) runs
+		// _run_torch_compile_warmup (its forwards are _general_warmup's "Run
+		// warmup with N tokens"), then the autotuner, then the CUDA graphs:
+		// compile work, which must not start a warmup the autotuner's and
+		// the graphs' lines could not leave.
+		{ID: "trtllm.phase.torch_compile_warmup", Matcher: re("torch.compile warmup|Run warmup with", `Running torch\.compile warmup|^Run warmup with \d+ tokens`), Phase: v.Compile},
 		{ID: "trtllm.phase.warmup", Matcher: fold("warm"), Phase: v.Warmup},
 		{ID: "trtllm.phase.started_process", Matcher: lit("Started server process"), Phase: v.Serving},
 		{ID: "trtllm.phase.startup_complete", Matcher: lit("Application startup complete"), Phase: v.Serving},

@@ -27,6 +27,11 @@ type Starts struct {
 	// prints several banner lines (llama.cpp) or one per rank
 	// (TensorRT-LLM) restart only on the very same banner again.
 	OneBanner bool
+	// RankBanners: each process of one start prints the same banner
+	// (TensorRT-LLM's launcher, then every MPI worker it spawns), so the
+	// very same banner again is a restart only once the run got past
+	// starting its processes, as the live judge has it.
+	RankBanners bool
 }
 
 // Banner is one start banner.
@@ -79,7 +84,8 @@ var starts = map[string]*Starts{
 		// (tensorrt_llm/_common.py); matching it case-sensitively keeps the
 		// banner filter to two fast exact searches on each of the
 		// server's own lines, which all hold "[TRT-LLM]".
-		Banners: []Banner{{Re: newLazyRegexp(`(?i:tensorrt-llm version)|\[TRT-LLM\].*Starting`)}},
+		Banners:     []Banner{{Re: newLazyRegexp(`(?i:tensorrt-llm version)|\[TRT-LLM\].*Starting`)}},
+		RankBanners: true,
 	},
 }
 

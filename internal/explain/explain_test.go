@@ -543,6 +543,66 @@ func TestVLLMKernelWarmupBeforeCapture(t *testing.T) {
 	}
 }
 
+// trtllmStart is a whole TensorRT-LLM 1.1 start (trtllm-serve of
+// gpt-oss-120b, posted with a DGX Spark guide; lines between its phases
+// left out): the launcher and the MPI worker it spawns each print the
+// version, the KV cache's dtype is checked before the weights load, and
+// the KV cache is sized, tuned and captured twice.
+const trtllmStart = `[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3
+[12/20/2025-04:20:04] [TRT-LLM] [I] Using LLM with PyTorch backend
+[12/20/2025-04:20:04] [TRT-LLM] [I] Set nccl_plugin to None.
+rank 0 using MpiPoolSession to spawn MPI processes
+[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3
+[TensorRT-LLM][INFO] Refreshed the MPI local session
+[12/20/2025-04:20:19] [TRT-LLM] [I] ATTENTION RUNTIME FEATURES:  AttentionRuntimeFeatures(chunked_prefill=False, cache_reuse=True, has_speculative_draft_tokens=False, chunk_size=8192)
+[12/20/2025-04:20:19] [TRT-LLM] [I] Validating KV Cache config against kv_cache_dtype="auto"
+[12/20/2025-04:20:19] [TRT-LLM] [I] KV cache quantization set to "auto". Using checkpoint KV quantization.
+[12/20/2025-04:20:21] [TRT-LLM] [I] Use 63.32 GB for model weights.
+Loading safetensors weights in parallel: 100%|██████████| 15/15 [00:00<00:00, 81.92it/s]
+Loading weights: 100%|██████████| 801/801 [00:46<00:00, 17.29it/s]
+Model init total -- 49.14s
+[12/20/2025-04:21:09] [TRT-LLM] [I] max_seq_len is not specified, using inferred value 131072
+[12/20/2025-04:21:09] [TRT-LLM] [I] Using Sampler: TorchSampler
+[TensorRT-LLM][INFO] Number of tokens per block: 32.
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 0.56 GiB for max tokens in paged KV cache (8224).
+[12/20/2025-04:21:10] [TRT-LLM] [I] max_seq_len=8224, max_num_requests=64, max_num_tokens=8192, max_batch_size=64
+[12/20/2025-04:21:10] [TRT-LLM] [I] cache_transceiver is disabled
+[12/20/2025-04:21:10] [TRT-LLM] [I] [Autotuner] Autotuning process starts ...
+[12/20/2025-04:21:37] [TRT-LLM] [I] [Autotuner] Cache size after warmup is 28
+[12/20/2025-04:21:37] [TRT-LLM] [I] [Autotuner] Autotuning process ends
+[12/20/2025-04:21:37] [TRT-LLM] [I] Creating CUDA graph instances for 11 batch sizes.
+[12/20/2025-04:21:37] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=64, draft_len=0
+[12/20/2025-04:21:49] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=1, draft_len=0
+[12/20/2025-04:21:51] [TRT-LLM] [I] Estimated max memory in KV cache : 5.95 GiB
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache (86720).
+[12/20/2025-04:21:52] [TRT-LLM] [I] [Autotuner] Autotuning process starts ...
+[12/20/2025-04:21:53] [TRT-LLM] [I] [Autotuner] Autotuning process ends
+[12/20/2025-04:21:53] [TRT-LLM] [I] Creating CUDA graph instances for 11 batch sizes.
+[12/20/2025-04:21:56] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=1, draft_len=0
+[12/20/2025-04:21:57] [TRT-LLM] [I] Setting PyTorch memory fraction to 0.5983721838660735 (71.62367630004883 GiB)
+INFO:     Started server process [41]
+INFO:     Waiting for application startup.
+INFO:     Application startup complete.
+INFO:     Uvicorn running on http://0.0.0.0:8355 (Press CTRL+C to quit)
+`
+
+// TestTRTLLMStart: one start, whose phases are the ones it went through.
+func TestTRTLLMStart(t *testing.T) {
+	runs := readAll(t, strings.NewReader(trtllmStart), Options{})
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want one: the worker's version line is the same start", len(runs))
+	}
+	r := runs[0]
+	var got []string
+	for _, p := range r.Phases {
+		got = append(got, string(p.Name))
+	}
+	want := []string{"launch", "init", "distributed", "weights", "kv_cache", "compile", "cuda_graph", "serving", "ready"}
+	if r.Verdict != v.Ready || !slices.Equal(got, want) {
+		t.Errorf("%q with phases %v; want ready through %v", r.Verdict, got, want)
+	}
+}
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {

@@ -323,6 +323,9 @@ func (st *runState) acceptsBanner(b string) bool {
 	if s := st.memo.BannerServer(b); st.server != "" && s != "" && s != st.server {
 		return true // another server starts
 	}
+	if classify.StartsOf(st.server).RankBanners {
+		return false // a rank announcing itself (progressed and ended are above)
+	}
 	if classify.StartsOf(st.server).OneBanner {
 		// One banner per start, though SGLang may lead it with another
 		// (its launcher warning): after a lead banner, the main one is
