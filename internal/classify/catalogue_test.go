@@ -219,6 +219,12 @@ var failureLines = []ruleLine{
 	{"vllm", "vllm.deep_gemm_missing", "RuntimeError: DeepGEMM backend is not available or outdated. Please install or update the `deep_gemm` to a newer version to enable FP8 kernels."},
 	// sglang#6281, sglang#4624 (DeepEP), sglang#36528, Ascend/sglang#171.
 	{"sglang", "hf.gguf_arch", "ValueError: GGUF model with architecture qwen3 is not supported yet."},
+	// vllm#42583 (LoRA at TP 4); vllm-project/vllm csrc CUDACHECK elsewhere.
+	{"vllm", "cuda.custom_allreduce", "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'"},
+	{"vllm", "cuda.check_failed", "Failed: Cuda error /workspace/d2/csrc/core/in_place_attn_switch.cu:445 'invalid configuration argument'"},
+	// sglang#7450 (DeepEP across two H20 nodes); an NVSHMEM 3.x build.
+	{"sglang", "nvshmem.init", "/dvs/p4/build/sw/rel/gpgpu/toolkit/r12.8/main_nvshmem/src/host/init/init.cu:1045: non-zero status: 7 nvshmem setup connections failed "},
+	{"sglang", "nvshmem.init", "/sgl-workspace/nvshmem/src/host/team/team.cu:nvshmem_team_split_strided:63: NVSHMEM API called before NVSHMEM initialization has completed"},
 	{"sglang", "cuda.deepep", "RuntimeError: Failed: CUDA error /sgl-workspace/DeepEP/csrc/kernels/internode.cu:133 'named symbol not found'"},
 	{"sglang", "sglang.eagle3_not_a_draft", "AttributeError: 'Qwen2ForCausalLM' object has no attribute 'set_embed'"},
 	{"sglang", "sglang.mamba_page_size", "AssertionError: Page size must be 1 for MambaRadixCache v1, got 128"},
@@ -226,6 +232,9 @@ var failureLines = []ruleLine{
 	// vllm#31444 (vLLM 0.8-0.13).
 	{"vllm", "vllm.lora_rank", "ValueError: LoRA rank 64 is greater than max_lora_rank 16."},
 	{"vllm", "vllm.quant_scheme_capability", "RuntimeError: ('Quantization scheme is not supported for ', 'the current GPU. Min capability: 80. ', 'Current capability: 75.')"},
+	// gpustack#5181 (a node never joined); an Ascend user's guide.
+	{"vllm", "vllm.ray_placement", "(EngineCore_DP0 pid=89) ValueError: Cannot provide a placement group requiring 4.0 GPUs (placement_group_specs=[{'node:172.16.11.65': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]) within 1800 seconds."},
+	{"vllm", "vllm.ray_placement", "ValueError: Cannot provide a placement group of placement_group_specs=[{'NPU': 1.0, 'node:10.201.20.35': 0.001}, {'NPU': 1.0}, {'NPU': 1.0}, {'NPU': 1.0}] within 1800 seconds. See `ray status` to make sure the cluster has enough resources."},
 	{"vllm", "vllm.dp_resources", "ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {'CPU': 64.0, 'GPU': 8.0}"},
 	{"vllm", "nixl.missing_plugin", "Skipping backend registration UCX due to the missing plugin."},
 	{"vllm", "nixl.backend_error", "nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND"},
@@ -575,6 +584,8 @@ func TestFrameCause(t *testing.T) {
 		// vllm model_executor/layers/linear.py.
 		{`  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/linear.py", line 1207, in weight_loader`, "weights.load_frame"},
 		{`  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py", line 200, in launch_server`, ""},
+		// sglang srt/server_args.py (spark-arena/sparkrun#284).
+		{`  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/server_args.py", line 4861, in check_server_args`, "sglang.args_check"},
 		{`    self._call_load_weights(model.load_weights, weights, self.weight_mapper)`, ""},
 		{`load_weights failed`, ""},
 	} {

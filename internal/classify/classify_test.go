@@ -300,3 +300,25 @@ func TestExceptionLines(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitingLines: the lines a server repeats while it waits are no sign
+// of progress; the step it waits for is.
+func TestWaitingLines(t *testing.T) {
+	tests := []struct {
+		name, server, line string
+		waiting            bool
+	}{
+		{"vllm front-end", "vllm", "(APIServer pid=1) INFO 08-23 10:00:00 [utils.py:900] Waiting for 1 local, 0 remote core engine proc(s) to start.", true},
+		// executor/ray_utils.py _wait_until_pg_ready (gpustack#5509).
+		{"vllm ray placement", "vllm", "(EngineCore_DP0 pid=89) INFO 08-23 10:00:00 [ray_utils.py:267] Waiting for creating a placement group of specs for 630 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have enough resources.", true},
+		{"tgi shard", "tgi", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0", true},
+		{"vllm weights", "vllm", "(EngineCore pid=1) INFO 08-23 10:00:00 [default_loader.py:291] Loading weights took 2.61 seconds", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Lookup(tt.server).Classify(tt.line).Waiting; got != tt.waiting {
+				t.Errorf("Waiting = %v, want %v", got, tt.waiting)
+			}
+		})
+	}
+}

@@ -50,6 +50,9 @@ var waiting = []Matcher{
 	lit("Waiting for shard to be ready"),
 	lit("core engine proc(s) to start"),
 	lit("Waiting for init message from front-end"),
+	// vLLM's executor/ray_utils.py _wait_until_pg_ready, every 10 s
+	// until a node with the GPUs joins (or 30 minutes pass).
+	lit("Waiting for creating a placement group of specs"),
 }
 
 // commonFailures are library-level errors that look the same whichever
@@ -116,6 +119,13 @@ var commonFailures = []FailureRule{
 		Hint: "run with NCCL_DEBUG=INFO; check /dev/shm size in containers, GPU visibility and NCCL_SOCKET_IFNAME"},
 	{ID: "torch.dist_backend", Matcher: re("DistBackendError|DistNetworkError|DistStoreError", `DistBackendError|DistNetworkError|DistStoreError`), Cause: v.NCCL, Title: "torch.distributed initialisation failed",
 		Hint: "check that every rank and node started and can reach --dist-init-addr / MASTER_ADDR:MASTER_PORT; set NCCL_SOCKET_IFNAME; raise --dist-timeout if nodes start slowly"},
+	// NVSHMEM (DeepEP's transport between GPUs) failing to connect:
+	// src/host/init/init.cu "nvshmem setup connections failed" after the
+	// IB transport's own errors, then every NVSHMEM call refused
+	// (src/host/team/team.cu) (sglang#7450: ibv_modify_qp failed across
+	// two nodes).
+	{ID: "nvshmem.init", Matcher: re("nvshmem setup connections failed|nvshmem initialization failed|NVSHMEM API called before NVSHMEM initialization", `non-zero status: \d+ nvshmem setup connections failed|nvshmem initialization failed|NVSHMEM API called before NVSHMEM initialization has completed`), Cause: v.NCCL, Title: "NVSHMEM (DeepEP's GPU transport) could not connect the ranks",
+		Hint: "check the RDMA NICs the ranks use (ibv_devinfo; NVSHMEM_HCA_LIST, NVSHMEM_IB_GID_INDEX on RoCE), that nvidia-peermem is loaded, NVSHMEM_IBGDA_NIC_HANDLER=cpu where the NIC cannot be driven by the GPU, or start without DeepEP (SGLang --moe-a2a-backend none)"},
 	{ID: "nccl.watchdog", Matcher: lit("Watchdog caught collective operation timeout"), Cause: v.NCCL, Title: "an NCCL collective timed out",
 		Hint: "a rank stopped participating: look for the rank that failed first, check the interconnect (NCCL_DEBUG=INFO) and NCCL_SOCKET_IFNAME"},
 	{ID: "nccl.failed_ops", Matcher: lit("Some NCCL operations have failed or timed out"), Cause: v.NCCL, Title: "NCCL operations failed or timed out",
@@ -204,6 +214,13 @@ var commonFailures = []FailureRule{
 	// FILE:LINE 'message'", also inside a terminate's what().
 	{ID: "cuda.deepep", Matcher: re("Failed: CUDA error", `Failed: CUDA error \S+:\d+ '`), Cause: v.CUDA, Title: "a DeepEP CUDA call failed",
 		Hint: "'named symbol not found' means the DeepEP / NVSHMEM build lacks kernels for this GPU or does not match NVSHMEM: rebuild DeepEP for this GPU's architecture against the installed NVSHMEM, or start without DeepEP (SGLang --moe-a2a-backend / --enable-deepep-moe)"},
+	// vLLM's csrc/custom_all_reduce.cuh CUDACHECK (copied into SGLang's
+	// sgl-kernel) prints "Failed: Cuda error FILE:LINE 'reason'" and exits
+	// the worker (vllm#42583: 'invalid argument' with LoRA at TP 4).
+	{ID: "cuda.custom_allreduce", Matcher: re("Failed: Cuda error", `^Failed: Cuda error \S*custom_all_reduce\S*:\d+ '`), Cause: v.CUDA, Title: "a CUDA call failed in the custom all-reduce",
+		Hint: "start with --disable-custom-all-reduce to use NCCL's all-reduce instead, and check peer access between the GPUs (nvidia-smi topo -m); an 'illegal memory access' reported here may be another kernel's, caught at the all-reduce: rerun with CUDA_LAUNCH_BLOCKING=1 to find it"},
+	{ID: "cuda.check_failed", Matcher: re("Failed: Cuda error", `^Failed: Cuda error \S+:\d+ '`), Cause: v.CUDA, Title: "a CUDA call failed",
+		Hint: "the quoted reason names the failure; check dmesg for Xid errors and rerun with CUDA_LAUNCH_BLOCKING=1"},
 	{ID: "cuda.launch_failure", Matcher: lit("unspecified launch failure"), Cause: v.CUDA, Title: "a CUDA kernel launch failed",
 		Hint: "check dmesg for Xid errors and the GPU's health (nvidia-smi -q); rerun with CUDA_LAUNCH_BLOCKING=1"},
 	{ID: "cuda.blas", Matcher: re("_STATUS_|cuBLAS error|cuDNN error", `CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|cuBLAS error|cuDNN error`), Cause: v.CUDA, Title: "a cuBLAS/cuDNN call failed",
@@ -402,6 +419,11 @@ var commonFailures = []FailureRule{
 // SGLang's weight_loader asserting a shape). A known exception (CUDA out
 // of memory while loading) keeps its own cause.
 var frameRules = []FrameRule{
+	// SGLang's srt/server_args.py check_server_args (0.4-0.5.x, 2026)
+	// asserts that its arguments fit together ("tp_size must be divisible
+	// by number of nodes").
+	{Funcs: []string{"check_server_args"}, Rule: FailureRule{ID: "sglang.args_check", Cause: v.Config, Title: "SGLang refused its arguments",
+		Hint: "the assertion names the arguments that do not fit together (parallel sizes against --nnodes, the parser flags, the ports): fix the command line"}},
 	{Funcs: []string{"load_weight", "weight_loader"}, Rule: FailureRule{ID: "weights.load_frame", Cause: v.ModelLoad, Title: "loading the checkpoint's weights into the model failed",
 		Hint: "the checkpoint does not match what this server version's model code expects (tensor names, fused or quantized layout, shapes): check that the server supports this checkpoint's architecture and quantization, and that it was exported for it"}},
 }

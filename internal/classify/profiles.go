@@ -317,6 +317,11 @@ var vllm = &Profile{
 		// parallel over Ray asks for more GPUs than the cluster has.
 		{ID: "vllm.dp_resources", Matcher: re("Not enough resources to allocate", `Not enough resources to allocate (\d+|%s) (placement groups|DP ranks)`), Cause: v.Config, Title: "the Ray cluster has too few GPUs for the data-parallel size",
 			Hint: "lower --data-parallel-size{flag:--data-parallel-size} (or the tensor-parallel size), or add GPU nodes to the Ray cluster (ray status)"},
+		// executor/ray_utils.py _wait_until_pg_ready (0.6-0.13, 2026): no
+		// placement group of the GPUs the parallel sizes need came within
+		// VLLM_RAY_PG_WAIT_TIMEOUT (gpustack#5181: a node never joined).
+		{ID: "vllm.ray_placement", Matcher: re("Cannot provide a placement group", `Cannot provide a placement group (of|requiring)`), Cause: v.Config, Title: "the Ray cluster never had the GPUs the parallel sizes need",
+			Hint: "check `ray status` on the head node: every node joined and its GPUs count as GPU; lower --tensor-parallel-size{flag:--tensor-parallel-size} × --pipeline-parallel-size to the GPUs the cluster has"},
 		// config/model.py ModelConfig.verify_with_parallel_config (0.6-0.13).
 		{ID: "vllm.pp_unsupported", Matcher: re("Pipeline parallelism is", `Pipeline parallelism is (not supported for this model|only supported for the following|not supported yet)`), Cause: v.Config, Title: "this model does not support pipeline parallelism",
 			Hint: "drop --pipeline-parallel-size{flag:--pipeline-parallel-size} and shard with --tensor-parallel-size, or use a vLLM whose model class supports it"},
