@@ -21,7 +21,9 @@
 //
 // # Offline verdicts
 //
-// Time comes from the lines' stamps (unstamped lines take the last stamp),
+// Time comes from the lines' stamps (unstamped lines take the last stamp;
+// llama.cpp's default prefix, the time since its process started, is a
+// stamp too, without a date: such a run is Relative),
 // so the judge settles a fatal error's evidence as it would live. The
 // health answers in the server's access log are the judge's probes, and
 // its readiness rules are the live ones with judge.LogReadiness's numbers:
@@ -78,9 +80,13 @@ type Run struct {
 	Index  int
 	Server string
 	// Start and End are the run's first and last stamps; zero when its
-	// lines carry none (Timed is false then).
+	// lines carry none (Timed is false then). Relative: the stamps are
+	// llama.cpp's time since its process started ("0.03.673.355 I "), so
+	// Start and End are that far after the zero time, not wall-clock
+	// times; durations hold all the same.
 	Start, End time.Time
 	Timed      bool
+	Relative   bool
 	// FirstLine is the number of the run's first line, Lines how many it
 	// has, Offset where its first line starts.
 	FirstLine, Lines, Offset int64
@@ -371,15 +377,30 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, own *owned, from, to int, st 
 	return st
 }
 
-// stamp is line i's stamp (Unix ns, 0 for none), read on first use.
+// stamp is line i's stamp (Unix ns, 0 for none), read on first use. A
+// line with llama.cpp's relative clock and no date is stamped with its
+// time since the process started (relStamp).
 func (c *chunk) stamp(i int, sp *stamp.Reader) int64 {
 	m := &c.meta[i]
 	if m.flags&fStamped == 0 {
 		m.stamp = sp.Of(c.lines[i].Text)
+		if m.stamp == 0 {
+			if d, ok := classify.RelativeTime(c.lines[i].Text); ok {
+				m.stamp = relStamp(d)
+			}
+		}
 		m.flags |= fStamped
 	}
 	return m.stamp
 }
+
+// relStamp is a relative clock's reading as a stamp: that long after the
+// zero time, plus a nanosecond so that the very first line's is no "no
+// stamp". Every wall-clock stamp is far above relLimit.
+func relStamp(d time.Duration) int64 { return int64(d) + 1 }
+
+// relLimit: stamps below it are relative clocks (a year of uptime).
+const relLimit = int64(365 * 24 * time.Hour)
 
 // settle brings an idle run's end up to the last stamp among lines
 // [from, to).

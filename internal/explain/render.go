@@ -27,7 +27,16 @@ func WriteText(w io.Writer, r *Run) error {
 	}
 	b.WriteString("  ")
 	b.WriteString(server)
-	if r.Timed {
+	if r.Relative {
+		// No date: the times are the process's own clock.
+		b.WriteString("  ")
+		b.Write(appendDur(b.AvailableBuffer(), r.Start.Sub(time.Unix(0, 0))))
+		b.WriteString(" -> ")
+		b.Write(appendDur(b.AvailableBuffer(), r.End.Sub(time.Unix(0, 0))))
+		b.WriteString(" of its process (")
+		b.Write(appendDur(b.AvailableBuffer(), r.End.Sub(r.Start)))
+		b.WriteString(")")
+	} else if r.Timed {
 		b.WriteString("  ")
 		b.Write(r.Start.AppendFormat(b.AvailableBuffer(), "2006-01-02 15:04:05"))
 		b.WriteString(" -> ")
@@ -129,7 +138,7 @@ func WriteJSON(w io.Writer, file string, r *Run) error {
 	if r.Server != "" {
 		j.Server = &r.Server
 	}
-	if r.Timed {
+	if r.Timed && !r.Relative {
 		s, e := r.Start.Format(time.RFC3339Nano), r.End.Format(time.RFC3339Nano)
 		j.Start, j.End = &s, &e
 	}

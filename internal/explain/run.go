@@ -393,6 +393,7 @@ func (st *runState) finish() *Run {
 		Lines:     st.last - st.first + 1,
 		Offset:    st.off,
 		Timed:     st.start != 0,
+		Relative:  st.start != 0 && st.start < relLimit,
 	}
 	if st.start != 0 {
 		r.Start, r.End = time.Unix(0, st.start), time.Unix(0, st.end)

@@ -166,7 +166,7 @@ func firstStampedSince(f io.ReaderAt, from, size int64, since time.Time) (int64,
 }
 
 func pastRunOf(r *explain.Run) pastRun {
-	p := pastRun{offset: r.Offset, firstLine: r.FirstLine, lines: r.Lines, start: r.Start, end: r.End, timed: r.Timed}
+	p := pastRun{offset: r.Offset, firstLine: r.FirstLine, lines: r.Lines, start: r.Start, end: r.End, timed: r.Timed && !r.Relative}
 	switch {
 	case r.Verdict == "failed":
 		p.ended = "with " + string(r.Cause)
