@@ -203,6 +203,9 @@ type Judge struct {
 	partial logline.Line // an unterminated last line, judged if the server dies
 
 	recent []shownLine // last lines, for stall evidence
+	// wrapLine is the number of the last line of a wrapper's failure (its
+	// announcement or the detail right under it).
+	wrapLine int
 	// errLines are the first lines at an error level that no rule gives a
 	// cause (an unknown message after format drift): the evidence and
 	// summary of a failure no rule explains.
@@ -425,8 +428,17 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	if c.Failure == nil && !c.Exception && j.afterWrapper(now) && strings.HasPrefix(c.Msg, "  ") && !strings.HasPrefix(c.Msg, "   ") {
 		// The errors a wrapper line announces follow it indented by two
 		// spaces (pydantic); read them without the indent, which
-		// otherwise marks a traceback's source line.
+		// otherwise marks a traceback's source line. One that no rule
+		// knows is the wrapper's detail ("  Value error, max_batch_size
+		// [2048] is greater than build_config.max_batch_size [64]"): it
+		// is evidence of the wrapper's failure.
 		c.Failure = j.memo.Classify(j.prof, c.Msg[2:]).Failure
+		if c.Failure == nil && j.wrapLine == j.lines-1 && !strings.HasPrefix(c.Msg, `  File "`) {
+			c.Failure = j.signals[len(j.signals)-1].rule
+		}
+	}
+	if c.Failure != nil && c.Failure.Wrapper {
+		j.wrapLine = j.lines
 	}
 	if c.Failure != nil || c.Exception || c.Traceback {
 		j.lastErrAt = now

@@ -310,6 +310,19 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.3,
 		},
 		{
+			// TensorRT-LLM 1.1 with a prebuilt engine (a user's log, 2026-04):
+			// the field's own words are the evidence.
+			name: "the detail under a pydantic error is its evidence",
+			cfg:  Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "[04/17/2026-08:21:45] [TRT-LLM] [E] Failed to parse the arguments for the LLM constructor: 1 validation error for TrtLlmArgs"),
+				ln(1, "  Value error, max_batch_size [2048] is greater than build_config.max_batch_size [64] in build_config [type=value_error, input_value={'model': '/engines/qwen'...indow_too_large': False}, input_type=dict]"),
+				ln(1, "    For further information visit https://errors.pydantic.dev/2.10/v/value_error"),
+				ln(1, "Traceback (most recent call last):"),
+				ln(1, `  File "/usr/local/bin/trtllm-serve", line 8, in <module>`),
+				ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.3, evidence: "is greater than build_config.max_batch_size",
+		},
+		{
 			// sglang entrypoints/engine.py: the launcher's sigquit handler
 			// SIGKILLs its own process tree, and a shell then says
 			// "Killed" (a user's log, 2026-03).
