@@ -331,6 +331,10 @@ var phaseLines = []ruleLine{
 	{"sglang", "sglang.phase.prefill_batch", "[2026-11-29 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0"},
 	{"sglang", "sglang.phase.disagg_warmup", "[2026-11-29 10:00:00] Start of pd disaggregation warmup ..."},
 	// TensorRT-LLM 1.1.0rc3, a whole start posted with a DGX Spark guide.
+	{"trtllm", "trtllm.phase.llm_backend", "[04/17/2026-08:21:45] [TRT-LLM] [I] Using LLM with TensorRT backend"},
+	{"trtllm", "trtllm.phase.llm_backend", "[12/20/2025-03:35:50] [TRT-LLM] [I] Using LLM with AutoDeploy backend"},
+	{"trtllm", "trtllm.phase.autotune", "[12/02/2025-08:41:59] [TRT-LLM] [RANK 0] [I] Running autotuner warmup..."},
+	{"trtllm", "trtllm.phase.autotune", "[12/20/2025-04:21:10] [TRT-LLM] [I] [Autotuner] Autotuning process starts ..."},
 	{"trtllm", "trtllm.phase.kv_dtype_check", `[12/20/2025-04:20:19] [TRT-LLM] [I] Validating KV Cache config against kv_cache_dtype="auto"`},
 	{"trtllm", "trtllm.phase.kv_dtype_check", `[12/20/2025-04:20:19] [TRT-LLM] [I] KV cache quantization set to "auto". Using checkpoint KV quantization.`},
 	{"trtllm", "trtllm.phase.weights_size", "[12/20/2025-04:20:21] [TRT-LLM] [I] Use 63.32 GB for model weights."},

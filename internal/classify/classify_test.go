@@ -24,6 +24,9 @@ func TestParse(t *testing.T) {
 		{"vllm uvicorn", "(APIServer pid=9851) INFO:     Application startup complete.", "Application startup complete.", "APIServer", "info", ""},
 		{"vllm traceback frame keeps indent", "(EngineCore pid=7) ERROR 05-19 10:00:01 [core.py:866]   File \"x.py\", line 1", "  File \"x.py\", line 1", "EngineCore", "error", "vllm"},
 		{"trtllm rank", "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [E] Failed", "Failed", "MPI_Rank 1", "error", "trtllm"},
+		// 1.x (TensorRT-LLM#9554 and most users' logs since 2025).
+		{"trtllm 1.x rank", "[11/30/2025-06:18:31] [TRT-LLM] [RANK 0] [I] Setting up for warmup...", "Setting up for warmup...", "RANK 0", "info", "trtllm"},
+		{"trtllm autodeploy", "[12/20/2025-03:40:47] [TRT-LLM AUTO-DEPLOY] [RANK 0] [I] Using fake cache manager with head_dim=0 and num pages: 61848", "Using fake cache manager with head_dim=0 and num pages: 61848", "RANK 0", "info", "trtllm"},
 		{"trtllm cpp", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 17210", "Number of blocks in KV cache primary pool: 17210", "", "info", ""},
 		{"tgi shard", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Shard ready in 14.2s rank=0", "Shard ready in 14.2s", "rank 0", "info", "iso"},
 		{"tgi router", "2026-01-08T10:00:00.123456Z  INFO text_generation_router::server: router/src/server.rs:1812: Connected", "Connected", "", "info", "iso"},
@@ -130,6 +133,7 @@ func TestClassifyPhases(t *testing.T) {
 		// (TensorRT-LLM#15022: the capture failed inside this one).
 		{"trtllm frame", "trtllm", `  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/model_engine.py", line 1015, in _run_cuda_graph_warmup`, ""},
 		{"vllm worker's frame", "vllm", `(EngineCore pid=311) ERROR 12-03 18:35:03 [core.py:1071]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 512, in compile_or_warm_up_model`, ""},
+		{"trtllm configuration is no step", "trtllm", "[12/20/2025-04:20:19] [TRT-LLM] [I] PyTorchConfig(extra_resource_managers={}, use_cuda_graph=True, cuda_graph_batch_sizes=[1, 2, 4], kv_cache_dtype='auto', torch_compile_enabled=False, enable_autotuner=True, load_format=<LoadFormat.AUTO: 0>)", ""},
 		{"trtllm capture", "trtllm", "[12/20/2025-04:21:37] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=64, draft_len=0", v.CUDAGraph},
 		{"sglang dist", "sglang", "[2026-11-29 10:00:00 TP0] Init torch distributed begin.", v.Distributed},
 		{"sglang weights", "sglang", "[2026-11-29 10:00:00 TP0] Load weight begin. avail mem=78.58 GB", v.Weights},

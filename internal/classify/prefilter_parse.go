@@ -410,7 +410,7 @@ func cutUvicorn(msg string) (level string, n int, ok bool) {
 }
 
 // cutTRTHeader matches trtHeaderRe,
-// `^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM\] (?:\[(MPI_Rank \d+)\] )?\[([FEWIV])\] ?`,
+// `^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM(?: AUTO-DEPLOY)?\] (?:\[((?:MPI_Rank|RANK) \d+)\] )?\[([FEWIV])\] ?`,
 // by hand: it returns the stamp, the rank and the level submatches and
 // the match's length. (A stamp or rank that is there but not followed by
 // the rest fails the match: without it, the text in its place is no
@@ -421,13 +421,20 @@ func cutTRTHeader(msg string) (stamp, rank, level string, n int, ok bool) {
 	if len(s) >= 22 && s[0] == '[' && pattern(s[1:], "99/99/9999-99:99:99] ") {
 		stamp, s = s[1:20], s[22:]
 	}
-	if !strings.HasPrefix(s, "[TRT-LLM] ") {
+	switch {
+	case strings.HasPrefix(s, "[TRT-LLM] "):
+		s = s[len("[TRT-LLM] "):]
+	case strings.HasPrefix(s, "[TRT-LLM AUTO-DEPLOY] "):
+		s = s[len("[TRT-LLM AUTO-DEPLOY] "):]
+	default:
 		return "", "", "", 0, false
 	}
-	s = s[len("[TRT-LLM] "):]
-	if strings.HasPrefix(s, "[MPI_Rank ") {
-		if d := digits(s[len("[MPI_Rank "):]); d > 0 && strings.HasPrefix(s[len("[MPI_Rank ")+d:], "] ") {
-			rank, s = s[1:len("[MPI_Rank ")+d], s[len("[MPI_Rank ")+d+2:]
+	for _, tag := range [...]string{"[MPI_Rank ", "[RANK "} {
+		if strings.HasPrefix(s, tag) {
+			if d := digits(s[len(tag):]); d > 0 && strings.HasPrefix(s[len(tag)+d:], "] ") {
+				rank, s = s[1:len(tag)+d], s[len(tag)+d+2:]
+			}
+			break
 		}
 	}
 	if len(s) < 3 || s[0] != '[' || strings.IndexByte("FEWIV", s[1]) < 0 || s[2] != ']' {

@@ -349,6 +349,9 @@ var trtllm = &Profile{
 		{ID: "trtllm.phase.llm_args", Matcher: fold("llm args"), Phase: v.Init},
 		{ID: "trtllm.phase.llmargs", Matcher: fold("llmargs"), Phase: v.Init},
 		{ID: "trtllm.phase.pytorch_backend", Matcher: re("PyTorch backend|pytorch backend|backend: pytorch", `(?i)using llm with pytorch backend|backend: pytorch`), Phase: v.Init},
+		// llmapi/llm.py (1.x): the TensorRT engine's and AutoDeploy's
+		// backends say so as the PyTorch one does.
+		{ID: "trtllm.phase.llm_backend", Matcher: re("Using LLM with", `^Using LLM with (TensorRT|AutoDeploy|_autodeploy) backend`), Phase: v.Init},
 		{ID: "trtllm.phase.mpi", Matcher: re("MPI|mpi|NCCL|nccl", `(?i)mpi (world|session|pool)|init(ializ\w+)? (mpi|nccl)|nccl (version|comm)`), Phase: v.Distributed},
 		// llmapi (1.x): "rank 0 using MpiPoolSession to spawn MPI processes".
 		{ID: "trtllm.phase.mpi_session", Matcher: re("MpiPoolSession|MpiCommSession", `using Mpi(Pool|Comm)Session`), Phase: v.Distributed},
@@ -368,7 +371,11 @@ var trtllm = &Profile{
 		// cache is sized next.
 		{ID: "trtllm.phase.model_init", Matcher: re("Model init total", `^Model init total -- `), Phase: v.KVCache},
 		{ID: "trtllm.phase.kv_cache", Matcher: re("KV cache|kv cache|KV Cache", `(?i)kv cache|paged kv cache|blocks in KV cache`), Phase: v.KVCache},
-		{ID: "trtllm.phase.autotune", Matcher: fold("autotun"), Phase: v.Compile},
+		// _torch/autotuner.py and model_engine.py (1.x): "Running autotuner
+		// warmup...", "[Autotuner] Autotuning process starts ..." (not the
+		// configuration's enable_autotuner=True, printed before the model
+		// is built).
+		{ID: "trtllm.phase.autotune", Matcher: re("utotuner warmup|[Autotuner]|Autotuning", `(?i:autotuner warmup)|\[Autotuner\]|Autotuning`), Phase: v.Compile},
 		{ID: "trtllm.phase.cuda_graph", Matcher: fold("cuda graph"), Phase: v.CUDAGraph},
 		// _torch/pyexecutor/model_engine.py warmup (1.x) runs
 		// _run_torch_compile_warmup (its forwards are _general_warmup's "Run
