@@ -373,6 +373,13 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 	// not the server reaching that step.
 	if c.Phase != "" && c.Failure == nil && !c.Exception {
 		j.advance(c.Phase, c.Back, c.Source, now)
+		if c.Source != "" {
+			// A rank that printed a step after its errors was not
+			// stopped by them, though another rank had moved the phase
+			// there first (SGLang's TP3 warns that amdsmi did not import,
+			// then loads its weights like the seven others).
+			j.dropSignals(c.Source)
+		}
 	}
 	if c.Progress != nil {
 		p := *c.Progress
@@ -532,15 +539,7 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	// The process that moved on was not stopped by the errors it printed,
 	// unless a fatal line said they ended the start (llama.cpp goes on
 	// to its slots after a warm-up that failed).
-	if j.fatalAt.IsZero() {
-		kept := j.signals[:0]
-		for _, s := range j.signals {
-			if s.source != source {
-				kept = append(kept, s)
-			}
-		}
-		j.signals = kept
-	}
+	j.dropSignals(source)
 	from := j.phase
 	j.phase, j.phaseIx = ph, ix
 	// A server that flips between two phases on every line (llama.cpp's
@@ -558,6 +557,21 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 		phaseLeft, totalLeft := learn.ETA(*e, string(ph), 0, now.Sub(j.start))
 		j.emit(now, observe.ETA{Phase: string(ph), PhaseLeftS: round1(phaseLeft), TotalLeftS: round1(totalLeft), Samples: e.Samples})
 	}
+}
+
+// dropSignals forgets the errors source printed, unless a fatal line
+// said that they ended the start.
+func (j *Judge) dropSignals(source string) {
+	if !j.fatalAt.IsZero() {
+		return
+	}
+	kept := j.signals[:0]
+	for _, s := range j.signals {
+		if s.source != source {
+			kept = append(kept, s)
+		}
+	}
+	j.signals = kept
 }
 
 func round1(d time.Duration) float64 {

@@ -310,6 +310,20 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.3,
 		},
 		{
+			// SGLang 0.5.8 at TP 8 (a user's log, 2026-02): every rank warns
+			// that amdsmi did not import, then goes on; the phase moved on
+			// with other ranks' lines first.
+			name: "a rank that went on after its error was not stopped by it", cfg: sg,
+			steps: []step{ln(0.1, "[2026-02-26 05:20:06 TP0] Load weight begin. avail mem=180.12 GB"),
+				ln(0.2, `[2026-02-26 05:20:06 TP3] Failed to import amdsmi with ModuleNotFoundError("No module named 'amdsmi'")`),
+				ln(0.3, "[2026-02-26 05:24:09 TP4] Load weight end. elapsed=228.09 s, type=GlmMoeDsaForCausalLM, avail mem=96.4 GB, mem usage=83.7 GB."),
+				ln(0.4, "[2026-02-26 05:35:08 TP3] Load weight end. elapsed=888.70 s, type=GlmMoeDsaForCausalLM, avail mem=96.4 GB, mem usage=83.7 GB."),
+				ln(1, "[2026-02-26 05:35:20 TP3] Scheduler hit an exception: Traceback (most recent call last):"),
+				ln(1, "TypeError: cannot unpack non-iterable ForwardMetadata object"),
+				ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Exception, from: 1.2, to: 1.3, evidence: "ForwardMetadata",
+		},
+		{
 			// TensorRT-LLM 1.1 with a prebuilt engine (a user's log, 2026-04):
 			// the field's own words are the evidence.
 			name: "the detail under a pydantic error is its evidence",
