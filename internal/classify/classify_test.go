@@ -25,6 +25,7 @@ func TestParse(t *testing.T) {
 		{"vllm traceback frame keeps indent", "(EngineCore pid=7) ERROR 05-19 10:00:01 [core.py:866]   File \"x.py\", line 1", "  File \"x.py\", line 1", "EngineCore", "error", "vllm"},
 		{"trtllm rank", "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [E] Failed", "Failed", "MPI_Rank 1", "error", "trtllm"},
 		// 1.x (TensorRT-LLM#9554 and most users' logs since 2025).
+		{"vllm ray actor under the driver's tag", "(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO 01-12 06:14:41 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-0.6B...", "Starting to load model Qwen/Qwen3-0.6B...", "DPEngineCoreActor", "info", "vllm"},
 		{"trtllm 1.x rank", "[11/30/2025-06:18:31] [TRT-LLM] [RANK 0] [I] Setting up for warmup...", "Setting up for warmup...", "RANK 0", "info", "trtllm"},
 		{"trtllm autodeploy", "[12/20/2025-03:40:47] [TRT-LLM AUTO-DEPLOY] [RANK 0] [I] Using fake cache manager with head_dim=0 and num pages: 61848", "Using fake cache manager with head_dim=0 and num pages: 61848", "RANK 0", "info", "trtllm"},
 		{"trtllm cpp", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 17210", "Number of blocks in KV cache primary pool: 17210", "", "info", ""},

@@ -34,9 +34,13 @@ func Parse(line string) Parsed {
 	msg := strings.TrimRight(raw, " \t")
 	// Leading spaces are kept for traceback frames ("  File ..."), so only
 	// prefixes that start at column 0 are considered.
-	if m := vllmProcRe.FindStringSubmatch(msg); m != nil {
-		p.Source = m[1]
-		msg = msg[len(m[0]):]
+	// Ray's driver re-prints a remote actor's lines under its own tag:
+	// the innermost tag names the process.
+	for range 2 {
+		if m := vllmProcRe.FindStringSubmatch(msg); m != nil {
+			p.Source = m[1]
+			msg = msg[len(m[0]):]
+		}
 	}
 	switch {
 	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||

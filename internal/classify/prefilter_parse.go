@@ -22,11 +22,19 @@ func ParseFast(line string) Parsed {
 	// strings.TrimRight(line, " \t") by hand: it builds its byte set on
 	// every call.
 	msg := trimBlanksRight(line)
-	if strings.HasPrefix(msg, "(") {
-		if src, n, ok := cutVLLMProc(msg); ok {
-			p.Source = src
-			msg = msg[n:]
+	// Ray's driver re-prints a remote actor's lines under its own tag
+	// ("(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO ..."): the
+	// innermost tag names the process.
+	for range 2 {
+		if !strings.HasPrefix(msg, "(") {
+			break
 		}
+		src, n, ok := cutVLLMProc(msg)
+		if !ok {
+			break
+		}
+		p.Source = src
+		msg = msg[n:]
 	}
 	switch {
 	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||

@@ -118,8 +118,14 @@ func Text(line string) (string, Kind) {
 			}
 		}
 	case c == '(':
-		// "(EngineCore_DP0 pid=7502) INFO ..."
-		if k := strings.IndexByte(line, ')'); k > 0 && k+2 < len(line) && line[k+1] == ' ' {
+		// "(EngineCore_DP0 pid=7502) INFO ...", and Ray's driver's tag
+		// before its actor's: "(APIServer pid=5332) (DPEngineCoreActor
+		// pid=5862) INFO ...".
+		for range 2 {
+			k := strings.IndexByte(line, ')')
+			if line == "" || line[0] != '(' || k <= 0 || k+2 >= len(line) || line[k+1] != ' ' {
+				break
+			}
 			line = line[k+2:]
 		}
 	}

@@ -16,6 +16,9 @@ func TestReader(t *testing.T) {
 		{"sglang fraction and ranks", "[2026-01-10 11:00:01.25 TP0] x", time.Date(2026, 1, 10, 11, 0, 1, 250_000_000, loc)},
 		{"vllm, last year's december", "INFO 12-31 23:00:00 [x.py:1] y", time.Date(2025, 12, 31, 23, 0, 0, 0, loc)},
 		{"vllm child process", "(EngineCore_DP0 pid=7) WARNING 01-10 11:59:00 [x.py:1] y", time.Date(2026, 1, 10, 11, 59, 0, 0, loc)},
+		// Ray's driver re-prints its actor's line (vLLM 0.11, data parallel
+		// over two nodes).
+		{"vllm ray actor under the driver's tag", "(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO 01-10 06:14:41 [gpu_model_runner.py:2602] Starting to load model", time.Date(2026, 1, 10, 6, 14, 41, 0, loc)},
 		{"iso is UTC", "2026-01-10T10:00:00.5Z  INFO text_generation_launcher: x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"tensorrt-llm", "[01/10/2026-11:00:00] [TRT-LLM] [I] x", time.Date(2026, 1, 10, 11, 0, 0, 0, loc)},
 		{"coloured", "\x1b[2m2026-01-10T10:00:00Z\x1b[0m \x1b[32m INFO\x1b[0m x", time.Date(2026, 1, 10, 10, 0, 0, 0, time.UTC)},
