@@ -134,6 +134,10 @@ func TestClassifyPhases(t *testing.T) {
 		// (TensorRT-LLM#15022: the capture failed inside this one).
 		{"trtllm frame", "trtllm", `  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/model_engine.py", line 1015, in _run_cuda_graph_warmup`, ""},
 		{"vllm worker's frame", "vllm", `(EngineCore pid=311) ERROR 12-03 18:35:03 [core.py:1071]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 512, in compile_or_warm_up_model`, ""},
+		// vLLM 0.20 (a user's log, 2026-05): the multimodal warmups come
+		// between the tasks and the server.
+		{"vllm tasks", "vllm", "(APIServer pid=1) INFO 05-03 17:54:53 [api_server.py:598] Supported tasks: ['generate']", v.Warmup},
+		{"vllm server", "vllm", "(APIServer pid=1) INFO 05-03 17:55:13 [api_server.py:602] Starting vLLM server on http://0.0.0.0:8000", v.Serving},
 		{"trtllm configuration is no step", "trtllm", "[12/20/2025-04:20:19] [TRT-LLM] [I] PyTorchConfig(extra_resource_managers={}, use_cuda_graph=True, cuda_graph_batch_sizes=[1, 2, 4], kv_cache_dtype='auto', torch_compile_enabled=False, enable_autotuner=True, load_format=<LoadFormat.AUTO: 0>)", ""},
 		{"trtllm capture", "trtllm", "[12/20/2025-04:21:37] [TRT-LLM] [I] Run generation only CUDA graph warmup for batch size=64, draft_len=0", v.CUDAGraph},
 		{"sglang dist", "sglang", "[2026-11-29 10:00:00 TP0] Init torch distributed begin.", v.Distributed},

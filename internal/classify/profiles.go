@@ -179,6 +179,10 @@ var vllm = &Profile{
 		{ID: "vllm.phase.model_loading_took", Matcher: re("Model loading took|Loading model weights took", `^(Model loading took|Loading model weights took)`), Phase: v.Compile},
 		{ID: "vllm.phase.compile_cache", Matcher: lit("for vLLM's torch.compile"), Phase: v.Compile},
 		{ID: "vllm.phase.dynamo_transform", Matcher: lit("Dynamo bytecode transform time"), Phase: v.Compile},
+		// (The memory profiling run after "torch.compile took N s in total"
+		// stays compile: its first forwards JIT-compile Triton's and
+		// FlashInfer's kernels, and a kernel that fails to build there is
+		// a compile failure, vllm#26431.)
 		{ID: "vllm.phase.compile_graph", Matcher: re("Compiling a graph for|Directly load the compiled graph|torch.compile t|Cache the graph", `^Compiling a graph for|^Directly load the compiled graph|^torch\.compile (takes|took)|^Cache the graph`), Phase: v.Compile},
 		// compilation/monitor.py (0.11+): the profiling run that sizes the KV cache.
 		{ID: "vllm.phase.profiling_run", Matcher: lit("Initial profiling/warmup run took"), Phase: v.KVCache},
@@ -205,7 +209,10 @@ var vllm = &Profile{
 		{ID: "vllm.phase.flashinfer_warmup", Matcher: re("Warming up FlashInfer|FlashInfer autotune|Compile and warming up model", `^Warming up FlashInfer|FlashInfer autotune|^Compile and warming up model`), Phase: v.Compile},
 		{ID: "vllm.phase.init_engine_took", Matcher: lit("init engine (profile, create kv cache, warmup model) took"), Phase: v.Warmup},
 		{ID: "vllm.phase.starting_server", Matcher: re("Starting vLLM", `^Starting vLLM (API )?server`), Phase: v.Serving},
-		{ID: "vllm.phase.supported_tasks", Matcher: re("Supported_tasks|Supported tasks", `^Supported[_ ]tasks`), Phase: v.Serving},
+		// entrypoints/openai/api_server.py build_and_serve: the tasks, then
+		// the multimodal and chat-template warmups (minutes for a big
+		// processor), then "Starting vLLM server on".
+		{ID: "vllm.phase.supported_tasks", Matcher: re("Supported_tasks|Supported tasks", `^Supported[_ ]tasks`), Phase: v.Warmup},
 		{ID: "vllm.phase.routes", Matcher: lit("Available routes are"), Phase: v.Serving},
 		{ID: "vllm.phase.started_process", Matcher: lit("Started server process"), Phase: v.Serving},
 		{ID: "vllm.phase.startup_complete", Matcher: lit("Application startup complete"), Phase: v.Serving},
