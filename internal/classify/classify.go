@@ -111,6 +111,12 @@ func DetectCommand(argv []string) string {
 func DetectLog(line string) string {
 	found := detectLits.Scan(line)
 	if found == 0 {
+		// llama.cpp's default prefix, its time since the process started
+		// and a level letter ("0.00.510.178 E srv    load_model: ..."),
+		// is its own.
+		if _, ok := RelativeTime(line); ok {
+			return "llamacpp"
+		}
 		return ""
 	}
 	for i, name := range v.Servers {

@@ -228,6 +228,9 @@ func TestDetect(t *testing.T) {
 		"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {":                   "tgi",
 		"launch_server.py: error: unrecognized arguments: --enable-reasoning":                  "sglang",
 		"hello world": "",
+		"[2026-10-02 11:53:58 TP0] Load weight begin. avail mem=78.21 GB":                                                          "sglang",
+		"0.00.510.178 E srv    load_model: [spec] failed to measure MTP context memory: failed to create llama_context from model": "llamacpp",
+		"0.00.000.412 I log_info: verbosity = 3 (adjust with the -lv N CLI arg)":                                                   "llamacpp",
 	}
 	for line, want := range logs {
 		if got := DetectLog(line); got != want {
@@ -245,6 +248,9 @@ func detectByContains(line string) string {
 				return name
 			}
 		}
+	}
+	if _, ok := RelativeTime(line); ok {
+		return "llamacpp"
 	}
 	return ""
 }

@@ -147,7 +147,9 @@ var sglang = &Profile{
 	Ready: []Matcher{lit("The server is fired up and ready to roll!"),
 		lit("Dummy health check server scheduled on existing loop at"),
 		lit("Dummy health check server started in background thread at")},
-	Detect: []string{"server_args=ServerArgs(", "server_args={'", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py"},
+	// (The model runner's own lines too: a log may start after the
+	// arguments, as a pod's log that rotated does.)
+	Detect: []string{"server_args=ServerArgs(", "server_args={'", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py", "Load weight begin. avail mem=", "max_total_num_tokens="},
 }
 
 var vllm = &Profile{
@@ -567,7 +569,7 @@ var llamacpp = &Profile{
 	// then on), then "listening on http://HOST:PORT". Older builds:
 	// "main: model loaded", "main: server is listening on", "INFO [main]".
 	Ready:  []Matcher{re("main: server is listening on|main: model loaded|llama_server: model loaded|llama_server: listening on", `^(main|llama_server): (server is listening on|model loaded|listening on)`), lit("all slots are idle"), re("model loaded", `^INFO \[\s*main\] model loaded`)},
-	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "srv  llama_server:", "load_model: loading model"},
+	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "srv  llama_server:", "load_model: loading model", "llama_context:", "common_init_from_params:", "common_init_result:", "log_info: verbosity"},
 }
 
 var tgi = &Profile{
