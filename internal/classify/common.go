@@ -406,8 +406,12 @@ var commonFailures = []FailureRule{
 	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|Bus error|core dumped", `Segmentation fault|SIGSEGV|Bus error|core dumped`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
 		Hint: "a native extension crashed: check versions of torch, the CUDA driver and the server's kernels; `dmesg` may show the faulting library"},
 	// ggml's GGML_ABORT prints "file:line: message" and a backtrace
-	// whose frames name ggml_abort (ggml/src/ggml.c, b10587).
-	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid|(ggml_abort+0x", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid|\(ggml_abort\+0x`), Cause: v.Crash, Title: "a server process aborted",
+	// whose frames name ggml_abort (ggml/src/ggml.c, b10587). An abort is
+	// often what an error did next, and the error may be printed just
+	// after it: ggml writes the abort to stderr at once, llama.cpp's log
+	// lines a moment later (GGML_ASSERT(buffer) failed, then "cudaMalloc
+	// failed: out of memory" on a Jetson, 2026). A Wrapper, then.
+	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid|(ggml_abort+0x", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid|\(ggml_abort\+0x`), Cause: v.Crash, Wrapper: true, Title: "a server process aborted",
 		Hint: "a native component aborted: the lines above it usually name it; check versions and the GPU's health"},
 }
 

@@ -1176,6 +1176,13 @@ func (j *Judge) evidence(root *signal) []string {
 	}
 	if root != nil {
 		add(root.raw)
+		// The wrapper that announced it (an abort, a validation error)
+		// is what the operator saw first.
+		for _, s := range j.signals {
+			if s.seq < root.seq && s.rule != nil && s.rule.Wrapper && s.source == root.source && root.at.Sub(s.at) <= time.Second {
+				add(s.raw)
+			}
+		}
 		for _, f := range j.fatal {
 			if f.source == root.source && f.seq <= root.seq+1 {
 				add(f.raw)

@@ -310,6 +310,25 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.3,
 		},
 		{
+			// llama.cpp on a Jetson (a user's log, 2026): ggml writes the
+			// assert to stderr at once, the log line of the failed
+			// allocation behind it comes a moment later.
+			name: "an abort yields to the error printed right after it",
+			cfg:  Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "/home/ubuntu/src/vendor/llama.cpp/ggml/src/ggml-backend.cpp:188: GGML_ASSERT(buffer) failed"),
+				ln(1.01, "0.21.177.566 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 838.51 MiB on device 0: cudaMalloc failed: out of memory"),
+				ln(1.01, "0.21.177.582 E alloc_tensor_range: failed to allocate CUDA0 buffer of size 879243264"),
+				ex(1.2, observe.Exit{Signal: "SIGABRT"})},
+			end: 20, verdict: v.Failed, cause: v.GPUOOM, from: 1.2, to: 1.3, evidence: "GGML_ASSERT(buffer)",
+		},
+		{
+			// An abort alone is a crash.
+			name:  "an abort with nothing after it is a crash",
+			cfg:   Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "/src/ggml/src/ggml-cuda/fattn.cu:110: GGML_ASSERT(false) failed"), ex(1.2, observe.Exit{Signal: "SIGABRT"})},
+			end:   20, verdict: v.Failed, cause: v.Crash, from: 1.2, to: 1.3,
+		},
+		{
 			// SGLang 0.5.8 at TP 8 (a user's log, 2026-02): every rank warns
 			// that amdsmi did not import, then goes on; the phase moved on
 			// with other ranks' lines first.
