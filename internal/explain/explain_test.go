@@ -650,6 +650,40 @@ func TestRelativeClockTimesARun(t *testing.T) {
 	}
 }
 
+// A ready server that said it shuts down was stopped, not still serving,
+// and what it prints while it tears down is no death (lines of a real
+// llama.cpp log, 2026).
+func TestShutdownAfterReady(t *testing.T) {
+	log := strings.Join([]string{
+		"24.12.500.000 I srv    load_model: loading model '/models/GLM-5.2-Q4_K_M.gguf'",
+		"24.12.982.795 I srv  llama_server: model loaded",
+		"24.12.982.800 I srv  llama_server: listening on http://0.0.0.0:8080",
+		"24.22.405.566 I srv    operator(): operator(): cleaning up before exit...",
+		"24.22.500.000 E ggml_cuda_compute_forward: CUDA error: an illegal memory access was encountered",
+	}, "\n") + "\n"
+	runs := readAll(t, strings.NewReader(log), Options{})
+	if len(runs) != 1 || runs[0].Life == nil {
+		t.Fatalf("got %d runs, want one ready run with its life after ready", len(runs))
+	}
+	a := runs[0].Life
+	if a.How != LifeStopped || a.Cause != "" || a.After < 9*time.Second || a.After > 10*time.Second {
+		t.Fatalf("after ready %+v; want stopped 9.4s after ready", a)
+	}
+	var text, js bytes.Buffer
+	if err := WriteText(&text, runs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, "", runs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "after ready  stopped after 9.4s: the server shut down") {
+		t.Errorf("text: %q", text.String())
+	}
+	if !strings.Contains(js.String(), `"after_ready":{"how":"stopped","cause":null`) {
+		t.Errorf("JSON: %s", js.String())
+	}
+}
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {

@@ -20,6 +20,9 @@ const (
 	LifeEnded = "ended"
 	// LifeDied: a line after ready said the server died or is stuck.
 	LifeDied = life.Died
+	// LifeStopped: a line after ready said the server shuts down (it was
+	// asked to, by a signal).
+	LifeStopped = life.Stopped
 )
 
 // AfterReady is how a ready run's life went after its ready verdict.
@@ -106,6 +109,11 @@ func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 	a := &AfterReady{Timed: timed}
 	end := lj.Offline()
 	switch {
+	case end != nil && end.How == life.Stopped:
+		a.How, a.Summary, a.Evidence = LifeStopped, end.Summary, clone(end.Evidence)
+		if timed {
+			a.After = end.At.Sub(readyAt)
+		}
 	case end != nil:
 		a.How, a.Cause, a.Summary, a.Evidence = LifeDied, end.Cause, end.Summary, clone(end.Evidence)
 		if timed {
@@ -151,6 +159,15 @@ func lifeText(b *bufio.Writer, a *AfterReady) {
 		b.WriteString(": ")
 		b.WriteString(a.Summary)
 		b.WriteString("\n")
+		for _, e := range a.Evidence {
+			b.WriteString("    ")
+			b.WriteString(e)
+			b.WriteString("\n")
+		}
+	case LifeStopped:
+		b.WriteString("  after ready  stopped")
+		after()
+		b.WriteString(": the server shut down\n")
 		for _, e := range a.Evidence {
 			b.WriteString("    ")
 			b.WriteString(e)

@@ -88,6 +88,13 @@ var Rules = []Rule{
 	{ID: "nccl.watchdog", re: lazyre.New(`Watchdog caught collective operation timeout`), lits: []string{"Watchdog caught collective operation timeout"}, Cause: v.NCCL, Title: "an NCCL collective timed out"},
 }
 
+// shutdowns are the lines a server prints when it shuts down in order
+// (asked to by a signal): llama.cpp's tools/server/server.cpp clean-up
+// ("srv    operator(): cleaning up before exit..."), uvicorn's end (vLLM,
+// SGLang, TensorRT-LLM), TGI's router (router/src/server.rs). Offline, a
+// run whose life after ready says so was stopped, not still serving.
+var shutdowns = litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown")
+
 // ruleLits holds every rule's literals; ruleMasks[i] has the bits of
 // Rules[i]'s. A line is searched for all of them in one pass: explain
 // reads the last lines of every ready run through these rules, and one
@@ -118,6 +125,11 @@ type Judge struct {
 	// when the first line kept as evidence came.
 	alarm   time.Time
 	firstAt time.Time
+
+	// stopAt and stopLine: the first line that said the server shuts
+	// down, before any line said it died.
+	stopAt   time.Time
+	stopLine string
 
 	healthOK    bool
 	haveHealth  bool
@@ -164,6 +176,10 @@ func (lj *Judge) Line(text string, now time.Time) string {
 			lj.alarm = now
 			return "after ready: " + r.Title
 		}
+		return ""
+	}
+	if lj.stopAt.IsZero() && lj.alarm.IsZero() && lj.cause == "" && shutdowns.Scan(text) != 0 {
+		lj.stopAt, lj.stopLine = now, text
 		return ""
 	}
 	// (A served request's lines are mostly one of a kind.)
@@ -282,11 +298,16 @@ func (lj *Judge) Exit(e observe.Exit, now time.Time) *End {
 }
 
 // Offline is how a finished log's life after ready reads once its lines
-// are judged: nil when no line said the server died or is stuck (it was
-// still serving where the log ends, or ended without a word), else a death
-// at the first line that said so. Offline there is no exit to wait for:
-// a death line is the end.
+// are judged: nil when no line said the server died, is stuck or shut down
+// (it was still serving where the log ends, or ended without a word); a
+// stop when it said it shuts down before anything said it died (what it
+// prints while it tears down is no death); else a death at the first line
+// that said so. Offline there is no exit to wait for: a death line is the
+// end.
 func (lj *Judge) Offline() *End {
+	if !lj.stopAt.IsZero() {
+		return &End{How: Stopped, At: lj.stopAt, Summary: "the server shut down", Evidence: []string{lj.stopLine}}
+	}
 	if lj.alarm.IsZero() && lj.cause == "" {
 		return nil
 	}

@@ -109,7 +109,9 @@ func TestOffline(t *testing.T) {
 		name  string
 		lines []string
 		cause v.Cause
-		after time.Duration
+		// stopped: the life ended in a shutdown, not a death.
+		stopped bool
+		after   time.Duration
 	}{
 		{name: "serving", lines: []string{`INFO:     127.0.0.1:1 - "POST /v1/completions HTTP/1.1" 200 OK`}},
 		{name: "cuda fault", lines: []string{
@@ -118,6 +120,18 @@ func TestOffline(t *testing.T) {
 			"vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
 		}, cause: v.CUDA, after: time.Hour},
 		{name: "a shard died", lines: []string{"2026-01-01T10:00:00Z ERROR text_generation_launcher: Shard 1 crashed"}, cause: v.Crash},
+		// llama.cpp tools/server/server.cpp (a user's log, 2026), then
+		// what it prints while it tears down.
+		{name: "shut down, then noise", lines: []string{
+			`INFO:     127.0.0.1:1 - "POST /v1/completions HTTP/1.1" 200 OK`,
+			"24.22.405.566 I srv    operator(): operator(): cleaning up before exit...",
+			"RuntimeError: CUDA error: an illegal memory access was encountered",
+		}, stopped: true, after: time.Hour},
+		{name: "uvicorn's end", lines: []string{"(APIServer pid=1) INFO:     Finished server process [1]"}, stopped: true},
+		{name: "died, then shut down", lines: []string{
+			"RuntimeError: CUDA error: an illegal memory access was encountered",
+			"INFO:     Application shutdown complete.",
+		}, cause: v.CUDA},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,6 +140,12 @@ func TestOffline(t *testing.T) {
 				lj.Line(l, t0.Add(time.Duration(i)*time.Hour))
 			}
 			end := lj.Offline()
+			if tc.stopped {
+				if end == nil || end.How != Stopped || end.Cause != "" || end.At != t0.Add(tc.after) {
+					t.Fatalf("end %+v, want stopped at +%s", end, tc.after)
+				}
+				return
+			}
 			if tc.cause == "" {
 				if end != nil {
 					t.Fatalf("ended %+v, want still serving", end)
