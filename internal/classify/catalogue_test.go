@@ -233,6 +233,8 @@ var failureLines = []ruleLine{
 	{"vllm", "vllm.lora_rank", "ValueError: LoRA rank 64 is greater than max_lora_rank 16."},
 	{"vllm", "vllm.quant_scheme_capability", "RuntimeError: ('Quantization scheme is not supported for ', 'the current GPU. Min capability: 80. ', 'Current capability: 75.')"},
 	// gpustack#5181 (a node never joined); an Ascend user's guide.
+	// A vLLM 0.20 log under Docker Desktop (2026-05).
+	{"vllm", "hf.cant_load", "(APIServer pid=1) OSError: Can't load image processor for 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP'. If you were trying to load it from 'https://huggingface.co/models', make sure you don't have a local directory with the same name. Otherwise, make sure 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP' is the correct path to a directory containing a preprocessor_config.json file"},
 	{"vllm", "vllm.ray_placement", "(EngineCore_DP0 pid=89) ValueError: Cannot provide a placement group requiring 4.0 GPUs (placement_group_specs=[{'node:172.16.11.65': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]) within 1800 seconds."},
 	{"vllm", "vllm.ray_placement", "ValueError: Cannot provide a placement group of placement_group_specs=[{'NPU': 1.0, 'node:10.201.20.35': 0.001}, {'NPU': 1.0}, {'NPU': 1.0}, {'NPU': 1.0}] within 1800 seconds. See `ray status` to make sure the cluster has enough resources."},
 	{"vllm", "vllm.dp_resources", "ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {'CPU': 64.0, 'GPU': 8.0}"},

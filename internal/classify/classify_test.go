@@ -26,6 +26,12 @@ func TestParse(t *testing.T) {
 		{"trtllm rank", "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [E] Failed", "Failed", "MPI_Rank 1", "error", "trtllm"},
 		// 1.x (TensorRT-LLM#9554 and most users' logs since 2025).
 		{"vllm ray actor under the driver's tag", "(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO 01-12 06:14:41 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-0.6B...", "Starting to load model Qwen/Qwen3-0.6B...", "DPEngineCoreActor", "info", "vllm"},
+		// docker compose up/logs, kubectl logs --timestamps, Docker Desktop
+		// (users' logs, 2026).
+		{"compose service", "qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']", "Supported tasks: ['generate']", "APIServer", "info", "vllm"},
+		{"kubectl timestamps", "2026-09-22T06:49:56.336833841Z [2026-09-22 06:49:56] server_args={'model_path': '/m'}", "server_args={'model_path': '/m'}", "", "", "sglang"},
+		{"kubectl timestamps on tgi", "2026-09-22T06:49:56.336833841Z 2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {", "Args {", "", "info", "iso"},
+		{"docker desktop", "2026-05-01 18:57:24.911 | (APIServer pid=1) INFO 05-01 18:57:24 [api_server.py:491] Supported tasks", "Supported tasks", "APIServer", "info", "vllm"},
 		{"trtllm 1.x rank", "[11/30/2025-06:18:31] [TRT-LLM] [RANK 0] [I] Setting up for warmup...", "Setting up for warmup...", "RANK 0", "info", "trtllm"},
 		{"trtllm autodeploy", "[12/20/2025-03:40:47] [TRT-LLM AUTO-DEPLOY] [RANK 0] [I] Using fake cache manager with head_dim=0 and num pages: 61848", "Using fake cache manager with head_dim=0 and num pages: 61848", "RANK 0", "info", "trtllm"},
 		{"trtllm cpp", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 17210", "Number of blocks in KV cache primary pool: 17210", "", "info", ""},

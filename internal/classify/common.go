@@ -302,8 +302,8 @@ var commonFailures = []FailureRule{
 	// tokenizers/mistral.py, 0.12+): the tokenizer chosen finds no file.
 	{ID: "tokenizer.no_file", Matcher: lit("No tokenizer file found in directory"), Cause: v.ModelLoad, Title: "no tokenizer file the chosen tokenizer can read",
 		Hint: "add the tokenizer files to the model directory, or choose the tokenizer (vLLM --tokenizer-mode hf: auto may pick Mistral's, which needs tekken.json or tokenizer.model)"},
-	{ID: "hf.cant_load", Matcher: re("Can't load", `Can't load (the configuration|tokenizer|the model|config)`), Cause: v.ModelLoad, Title: "the model's files could not be loaded",
-		Hint: "check the model path and that config.json / tokenizer files exist"},
+	{ID: "hf.cant_load", Matcher: re("Can't load", `Can't load (the configuration|tokenizer|the model|config|image processor|processor|feature extractor)`), Cause: v.ModelLoad, Title: "the model's files could not be loaded",
+		Hint: "check the model path and that the files the message names exist (config.json, the tokenizer's, a multimodal processor's preprocessor_config.json: a text-only or quantized re-upload may lack them)"},
 	{ID: "fs.model_missing", Matcher: re("No such file or directory", `No such file or directory.*(config\.json|\.safetensors|\.gguf|tokenizer|\.bin|model)`), Cause: v.ModelLoad, Title: "a model file is missing",
 		Hint: "check the model path and that the files were fully downloaded"},
 	// config

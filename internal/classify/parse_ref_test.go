@@ -23,6 +23,13 @@ var (
 	sglangGPURe = regexp.MustCompile(`^\[gpu_id=(\d+)\] ?`)
 	// uvicorn's level prefix, padded: "INFO:     ".
 	uvicornRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL):\s+`)
+	// What a container runtime puts before a line: docker compose's
+	// service, kubectl's and docker's --timestamps (unless it is TGI's
+	// own header: a level follows), Docker Desktop's time.
+	composeRe      = regexp.MustCompile(`^[A-Za-z0-9][\w.-]* +\| `)
+	runtimeStampRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) `)
+	tgiLevelRe     = regexp.MustCompile(`^ ?(?:TRACE|DEBUG|INFO|WARN|ERROR) `)
+	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)
 )
 
 // Parse takes a line of server output apart. It recognises the prefixes of
@@ -32,6 +39,16 @@ func Parse(line string) Parsed {
 	raw := ansi.Strip(line)
 	p := Parsed{Raw: raw}
 	msg := strings.TrimRight(raw, " \t")
+	if m := composeRe.FindString(msg); m != "" {
+		msg = msg[len(m):]
+	}
+	if m := runtimeStampRe.FindStringSubmatch(msg); m != nil && !tgiLevelRe.MatchString(msg[len(m[0]):]) {
+		p.Stamp, p.StampKind = m[1], "iso"
+		msg = msg[len(m[0]):]
+	} else if m := desktopRe.FindStringSubmatch(msg); m != nil {
+		p.Stamp, p.StampKind = m[1], "sglang"
+		msg = msg[len(m[0]):]
+	}
 	// Leading spaces are kept for traceback frames ("  File ..."), so only
 	// prefixes that start at column 0 are considered.
 	// Ray's driver re-prints a remote actor's lines under its own tag:

@@ -22,6 +22,11 @@ func ParseFast(line string) Parsed {
 	// strings.TrimRight(line, " \t") by hand: it builds its byte set on
 	// every call.
 	msg := trimBlanksRight(line)
+	if msg != "" && (isDigit(msg[0]) || isLetter(msg[0])) {
+		var n int
+		n, p.Stamp, p.StampKind = CutContainer(msg)
+		msg = msg[n:]
+	}
 	// Ray's driver re-prints a remote actor's lines under its own tag
 	// ("(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO ..."): the
 	// innermost tag names the process.
@@ -123,6 +128,67 @@ func trimBlanksRight(s string) string {
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+func isLetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
+
+// CutContainer is the length of what a container runtime puts before a
+// server's line, and the stamp it carries: docker compose's service
+// ("qwen3.5-9b  | "), then kubectl's or docker's --timestamps
+// ("2026-09-22T06:49:56.336833841Z ", unless a level follows: that is
+// TGI's own header) or Docker Desktop's time ("2026-05-01 18:57:24.911 | ").
+func CutContainer(s string) (n int, stamp, kind string) {
+	// (The name is what comes before the first space; most lines have
+	// none that "| " follows, and are passed over without reading it.)
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		j := i + 1
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if strings.HasPrefix(s[j:], "| ") && serviceName(s[:i]) {
+			n = j + 2
+		}
+	}
+	r := s[n:]
+	if pattern(r, "9999-99-99T99:99:99") {
+		k := 19
+		if k < len(r) && r[k] == '.' && k+1 < len(r) && isDigit(r[k+1]) {
+			k += 1 + digits(r[k+1:])
+		}
+		if k+1 < len(r) && r[k] == 'Z' && r[k+1] == ' ' && !tgiLevelAt(r[k+2:]) {
+			return n + k + 2, r[:k+1], "iso"
+		}
+	} else if pattern(r, "9999-99-99 99:99:99.999 | ") {
+		return n + 26, r[:23], "sglang"
+	}
+	return n, "", ""
+}
+
+// serviceName reports whether s is a compose service's name: a letter or
+// digit, then letters, digits, '_', '.' or '-'.
+func serviceName(s string) bool {
+	if s == "" || !isLetter(s[0]) && !isDigit(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && !isDigit(c) && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// tgiLevelAt reports whether s opens with TGI's padded level and a space.
+func tgiLevelAt(s string) bool {
+	if strings.HasPrefix(s, " ") {
+		s = s[1:]
+	}
+	for _, l := range [...]string{"TRACE ", "DEBUG ", "INFO ", "WARN ", "ERROR "} {
+		if strings.HasPrefix(s, l) {
+			return true
+		}
+	}
+	return false
+}
 
 // digits is the length of the run of ASCII digits at the start of s.
 func digits(s string) int {

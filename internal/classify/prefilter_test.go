@@ -9,6 +9,18 @@ import (
 // ParseFast: case folding, runes that lower-case to ASCII, empty
 // literals, prefixes that almost match.
 var edgeLines = []string{
+	// What container runtimes put before a line.
+	"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']",
+	"vllm-1  | 2026-03-09T12:55:32.123456789Z (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:496] Starting vLLM server on http://0.0.0.0:8000",
+	"2026-09-22T06:49:56.336833841Z [2026-09-22 06:49:56] server_args={'model_path': '/m'}",
+	"2026-09-22T06:49:56.336833841Z 2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {",
+	"2026-05-01 18:57:24.911 | 0.21.162.989 I srv  load_model: loading model 'm.gguf'",
+	"2026-05-01 18:57:24.911 |",
+	"Model   | Params",
+	"a | b",
+	" x  | y",
+	"2026-09-22T06:49:56.Z x",
+	"2026-09-22T06:49:56Z",
 	// TGI's header, the cases its hand-written cutter must get right.
 	"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {",
 	"2026-01-08T10:00:00Z INFO shard-manager: text_generation_launcher: Starting shard rank=0",

@@ -684,6 +684,49 @@ func TestShutdownAfterReady(t *testing.T) {
 	}
 }
 
+// What a container runtime puts before each line (Docker Desktop's time,
+// docker compose's service) is read past: the lines' own parts, rules and
+// stamps count (lines of a real vLLM 0.20 log under Docker Desktop, and
+// of a compose log).
+func TestContainerPrefixes(t *testing.T) {
+	desktop := strings.Join([]string{
+		"2026-05-01 18:57:07.600 | (APIServer pid=1) INFO 05-01 18:57:07 [utils.py:300] vLLM server version 0.20.0, serving model sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP",
+		"2026-05-01 18:57:08.100 | (APIServer pid=1) INFO 05-01 18:57:08 [utils.py:236] non-default args: {'model': 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP'}",
+		"2026-05-01 18:57:24.911 | (APIServer pid=1) OSError: Can't load image processor for 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP'. If you were trying to load it from 'https://huggingface.co/models', make sure you don't have a local directory with the same name. Otherwise, make sure 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP' is the correct path to a directory containing a preprocessor_config.json file",
+	}, "\n") + "\n"
+	compose := strings.Join([]string{
+		"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:54:16 [utils.py:325] vLLM server version 0.16.0, serving model Qwen/Qwen3.5-9B",
+		"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']",
+		"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:33 [api_server.py:496] Starting vLLM server on http://0.0.0.0:8000",
+		"qwen3.5-9b  | (APIServer pid=1) INFO:     Application startup complete.",
+	}, "\n") + "\n"
+	tests := []struct {
+		name, log string
+		verdict   v.Verdict
+		cause     v.Cause
+		phase     v.Phase
+		seconds   float64
+	}{
+		{"docker desktop", desktop, v.Failed, v.ModelLoad, v.Init, 17.311},
+		{"docker compose", compose, v.Ready, "", v.PhaseReady, 77},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := readAll(t, strings.NewReader(tt.log), Options{})
+			if len(runs) != 1 {
+				t.Fatalf("got %d runs, want 1", len(runs))
+			}
+			r := runs[0]
+			if r.Server != "vllm" || r.Verdict != tt.verdict || r.Cause != tt.cause || r.Phase != tt.phase || !r.Timed {
+				t.Fatalf("%s %q/%q in %q, timed %v (%s); want vllm %q/%q in %q, timed", r.Server, r.Verdict, r.Cause, r.Phase, r.Timed, r.Summary, tt.verdict, tt.cause, tt.phase)
+			}
+			if got := r.End.Sub(r.Start).Seconds(); got < tt.seconds-0.01 || got > tt.seconds+0.01 {
+				t.Errorf("the run lasted %.3fs, want %.3fs", got, tt.seconds)
+			}
+		})
+	}
+}
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {

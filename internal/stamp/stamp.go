@@ -92,6 +92,19 @@ func Text(line string) (string, Kind) {
 	if len(line) < 19 {
 		return "", 0
 	}
+	if c := line[0]; c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+		// A container runtime's prefix (docker compose's service, Docker
+		// Desktop's time) comes first: its stamp, or the line's own after it.
+		if strings.Contains(line[:min(len(line), 80)], " | ") {
+			n, text, kind := classify.CutContainer(line)
+			if k := KindOf(kind); k != 0 {
+				return text, k
+			}
+			if n > 0 {
+				return Text(line[n:])
+			}
+		}
+	}
 	switch c := line[0]; {
 	case c == '[':
 		if shape(line[1:], "9999-99-99 99:99:99") {

@@ -19,6 +19,10 @@ func TestReader(t *testing.T) {
 		// Ray's driver re-prints its actor's line (vLLM 0.11, data parallel
 		// over two nodes).
 		{"vllm ray actor under the driver's tag", "(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO 01-10 06:14:41 [gpu_model_runner.py:2602] Starting to load model", time.Date(2026, 1, 10, 6, 14, 41, 0, loc)},
+		{"docker compose", "qwen3.5-9b  | (APIServer pid=1) INFO 01-10 06:14:41 [api_server.py:491] Supported tasks: ['generate']", time.Date(2026, 1, 10, 6, 14, 41, 0, loc)},
+		{"docker compose, timestamps", "vllm-1  | 2026-01-10T10:00:00.5Z (APIServer pid=1) x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
+		{"docker desktop", "2026-01-10 11:00:01.250 | 0.21.162.989 I srv  load_model: loading model", time.Date(2026, 1, 10, 11, 0, 1, 250_000_000, loc)},
+		{"a table row", "system_info: n_threads = 4 | AVX = 1 | AVX2 = 1", time.Time{}},
 		{"iso is UTC", "2026-01-10T10:00:00.5Z  INFO text_generation_launcher: x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"tensorrt-llm", "[01/10/2026-11:00:00] [TRT-LLM] [I] x", time.Date(2026, 1, 10, 11, 0, 0, 0, loc)},
 		{"coloured", "\x1b[2m2026-01-10T10:00:00Z\x1b[0m \x1b[32m INFO\x1b[0m x", time.Date(2026, 1, 10, 10, 0, 0, 0, time.UTC)},
