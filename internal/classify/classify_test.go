@@ -26,6 +26,13 @@ func TestParse(t *testing.T) {
 		{"trtllm rank", "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [E] Failed", "Failed", "MPI_Rank 1", "error", "trtllm"},
 		// 1.x (TensorRT-LLM#9554 and most users' logs since 2025).
 		{"vllm ray actor under the driver's tag", "(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO 01-12 06:14:41 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-0.6B...", "Starting to load model Qwen/Qwen3-0.6B...", "DPEngineCoreActor", "info", "vllm"},
+		// TGI --json-output (a user's OpenShift deployment): the launcher,
+		// a shard's span, the router.
+		{"tgi json launcher", `{"timestamp":"2024-02-21T05:09:46.815155Z","level":"INFO","fields":{"message":"Starting download process."},"target":"text_generation_launcher","span":{"name":"download"},"spans":[{"name":"download"}]}`, "Starting download process.", "", "info", "iso"},
+		{"tgi json shard", `{"timestamp":"2024-02-21T05:09:58.029562Z","level":"INFO","fields":{"message":"Shard ready in 5.607799614s"},"target":"text_generation_launcher","span":{"rank":0,"name":"shard-manager"},"spans":[{"rank":0,"name":"shard-manager"}]}`, "Shard ready in 5.607799614s", "rank 0", "info", "iso"},
+		{"tgi json python", `{"timestamp":"2024-02-21T05:09:57.948206Z","level":"INFO","fields":{"message":"Server started at unix:///tmp/text-generation-server-0\n"},"target":"text_generation_launcher"}`, "Server started at unix:///tmp/text-generation-server-0", "", "info", "iso"},
+		{"tgi json router", `{"timestamp":"2024-02-21T05:10:01.304586Z","level":"INFO","message":"Connected","target":"text_generation_router","filename":"router/src/main.rs","line_number":247}`, "Connected", "", "info", "iso"},
+		{"json without a message", `{"a":1}`, `{"a":1}`, "", "", ""},
 		// docker compose up/logs, kubectl logs --timestamps, Docker Desktop
 		// (users' logs, 2026).
 		{"compose service", "qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']", "Supported tasks: ['generate']", "APIServer", "info", "vllm"},

@@ -39,6 +39,13 @@ func Parse(line string) Parsed {
 	raw := ansi.Strip(line)
 	p := Parsed{Raw: raw}
 	msg := strings.TrimRight(raw, " \t")
+	if m, level, stamp, source, ok := CutJSON(msg); ok {
+		p.Msg, p.Level, p.Source = m, level, source
+		if stamp != "" {
+			p.Stamp, p.StampKind = stamp, "iso"
+		}
+		return p
+	}
 	if m := composeRe.FindString(msg); m != "" {
 		msg = msg[len(m):]
 	}

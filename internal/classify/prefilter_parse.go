@@ -22,6 +22,15 @@ func ParseFast(line string) Parsed {
 	// strings.TrimRight(line, " \t") by hand: it builds its byte set on
 	// every call.
 	msg := trimBlanksRight(line)
+	if strings.HasPrefix(msg, "{\"") {
+		if m, level, stamp, source, ok := CutJSON(msg); ok {
+			p.Msg, p.Level, p.Source = m, level, source
+			if stamp != "" {
+				p.Stamp, p.StampKind = stamp, "iso"
+			}
+			return p
+		}
+	}
 	if msg != "" && (isDigit(msg[0]) || isLetter(msg[0])) {
 		var n int
 		n, p.Stamp, p.StampKind = CutContainer(msg)

@@ -9,6 +9,12 @@ import (
 // ParseFast: case folding, runes that lower-case to ASCII, empty
 // literals, prefixes that almost match.
 var edgeLines = []string{
+	// Structured lines.
+	`{"timestamp":"2024-02-21T05:10:01.304586Z","level":"INFO","message":"Connected","target":"text_generation_router"}`,
+	`{"timestamp":"2024-02-21T05:09:58.029562Z","level":"WARN","fields":{"message":"x\n"},"span":{"rank":3}}`,
+	`{"time":"2026-01-01 10:00:00","levelname":"error","msg":"y"}`,
+	`{"message":1}`,
+	`{"message":"a"`,
 	// What container runtimes put before a line.
 	"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']",
 	"vllm-1  | 2026-03-09T12:55:32.123456789Z (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:496] Starting vLLM server on http://0.0.0.0:8000",

@@ -727,6 +727,43 @@ func TestContainerPrefixes(t *testing.T) {
 	}
 }
 
+// TGI started with --json-output writes every line as a JSON record (a
+// user's OpenShift deployment; the Args line cut short): its banner,
+// phases, stamps and ready line are read from the records.
+func TestTGIJSONOutput(t *testing.T) {
+	runs := readAll(t, strings.NewReader(tgiJSONStart), Options{})
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want 1", len(runs))
+	}
+	r := runs[0]
+	var got []string
+	for _, p := range r.Phases {
+		got = append(got, string(p.Name))
+	}
+	want := []string{"launch", "init", "weights", "serving", "warmup", "ready"}
+	if r.Server != "tgi" || r.Verdict != v.Ready || !r.Timed || !slices.Equal(got, want) {
+		t.Errorf("%s %q, timed %v, phases %v (%s); want tgi ready through %v", r.Server, r.Verdict, r.Timed, got, r.Summary, want)
+	}
+	if r.Summary != "tgi is ready after 14.5s" {
+		t.Errorf("summary %q, want ready after 14.5s", r.Summary)
+	}
+}
+
+const tgiJSONStart = `{"timestamp":"2024-02-21T05:09:46.814956Z","level":"INFO","fields":{"message":"Args { model_id: \"google/flan-t5-small\", revision: None, validation_workers: 2, sharded: None, num_shard: None, quantize: Some(Bitsandbytes), dtype: None, trust_remote_code: false, max_concurrent_requests: 128, port: 3000, json_output: true, env: false }"},"target":"text_generation_launcher"}
+{"timestamp":"2024-02-21T05:09:46.815155Z","level":"INFO","fields":{"message":"Starting download process."},"target":"text_generation_launcher","span":{"name":"download"},"spans":[{"name":"download"}]}
+{"timestamp":"2024-02-21T05:09:51.008236Z","level":"INFO","fields":{"message":"Download file: model.safetensors\n"},"target":"text_generation_launcher"}
+{"timestamp":"2024-02-21T05:09:52.420748Z","level":"INFO","fields":{"message":"Successfully downloaded weights."},"target":"text_generation_launcher","span":{"name":"download"},"spans":[{"name":"download"}]}
+{"timestamp":"2024-02-21T05:09:52.421039Z","level":"INFO","fields":{"message":"Starting shard"},"target":"text_generation_launcher","span":{"rank":0,"name":"shard-manager"},"spans":[{"rank":0,"name":"shard-manager"}]}
+{"timestamp":"2024-02-21T05:09:56.421772Z","level":"WARN","fields":{"message":"Could not import Flash Attention enabled models: GPU with CUDA capability 7 0 is not supported\n"},"target":"text_generation_launcher"}
+{"timestamp":"2024-02-21T05:09:57.948206Z","level":"INFO","fields":{"message":"Server started at unix:///tmp/text-generation-server-0\n"},"target":"text_generation_launcher"}
+{"timestamp":"2024-02-21T05:09:58.029562Z","level":"INFO","fields":{"message":"Shard ready in 5.607799614s"},"target":"text_generation_launcher","span":{"rank":0,"name":"shard-manager"},"spans":[{"rank":0,"name":"shard-manager"}]}
+{"timestamp":"2024-02-21T05:09:58.126308Z","level":"INFO","fields":{"message":"Starting Webserver"},"target":"text_generation_launcher"}
+{"timestamp":"2024-02-21T05:09:58.311499Z","level":"INFO","message":"Warming up model","target":"text_generation_router","filename":"router/src/main.rs","line_number":213}
+{"timestamp":"2024-02-21T05:10:01.304575Z","level":"INFO","message":"Setting max batch total tokens to 16000","target":"text_generation_router","filename":"router/src/main.rs","line_number":246}
+{"timestamp":"2024-02-21T05:10:01.304586Z","level":"INFO","message":"Connected","target":"text_generation_router","filename":"router/src/main.rs","line_number":247}
+{"timestamp":"2024-02-21T05:10:01.304595Z","level":"WARN","message":"Invalid hostname, defaulting to 0.0.0.0","target":"text_generation_router","filename":"router/src/main.rs","line_number":252}
+`
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {

@@ -81,8 +81,9 @@ func KindOf(name string) Kind {
 // Text finds the stamp text at the start of a line (after vLLM's process
 // tag), or kind 0.
 func Text(line string) (string, Kind) {
-	if line != "" && line[0] == 0x1b {
-		// Coloured lines (TGI) go the slow, exact way.
+	if line != "" && (line[0] == 0x1b || line[0] == '{') {
+		// Coloured lines (TGI) and structured ones (TGI's --json-output)
+		// go the slow, exact way.
 		p := classify.ParseFast(line)
 		if k := KindOf(p.StampKind); k != 0 {
 			return p.Stamp, k

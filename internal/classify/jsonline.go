@@ -1,0 +1,76 @@
+package classify
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// jsonRecord is a structured log line as the servers write it when told to:
+// TGI's --json-output (tracing's JSON layer: the launcher's message under
+// "fields", the router's at the top, the shard's rank in "span"), and the
+// usual Python JSON formatters a vLLM or SGLang logging config may name
+// ("levelname", "msg", "time"). encoding/json matches keys in any case.
+type jsonRecord struct {
+	Timestamp string  `json:"timestamp"`
+	Time      string  `json:"time"`
+	Level     string  `json:"level"`
+	LevelName string  `json:"levelname"`
+	Message   *string `json:"message"`
+	Msg       *string `json:"msg"`
+	Fields    struct {
+		Message *string `json:"message"`
+	} `json:"fields"`
+	Span struct {
+		Rank *int `json:"rank"`
+	} `json:"span"`
+}
+
+// CutJSON reads a structured log line: its message, level, ISO stamp (""
+// when the record's time is no "...Z" stamp) and rank. ok is false for
+// anything but a JSON object with a message.
+func CutJSON(line string) (msg, level, stamp, source string, ok bool) {
+	if !strings.HasPrefix(line, "{\"") || !strings.HasSuffix(line, "}") {
+		return "", "", "", "", false
+	}
+	var r jsonRecord
+	if json.Unmarshal([]byte(line), &r) != nil {
+		return "", "", "", "", false
+	}
+	var m *string
+	for _, c := range []*string{r.Fields.Message, r.Message, r.Msg} {
+		if c != nil {
+			m = c
+			break
+		}
+	}
+	if m == nil {
+		return "", "", "", "", false
+	}
+	// (A Python shard's message keeps its newline.)
+	msg = strings.TrimRight(*m, " \t\r\n")
+	lv := r.Level
+	if lv == "" {
+		lv = r.LevelName
+	}
+	level = levelName(strings.ToUpper(lv))
+	for _, t := range []string{r.Timestamp, r.Time} {
+		if isISOStamp(t) {
+			stamp = t
+			break
+		}
+	}
+	if r.Span.Rank != nil {
+		source = "rank " + strconv.Itoa(*r.Span.Rank)
+	}
+	return msg, level, stamp, source, true
+}
+
+// isISOStamp: "2024-02-21T05:09:46.814956Z", the fraction optional.
+func isISOStamp(s string) bool {
+	if !pattern(s, "9999-99-99T99:99:99") || !strings.HasSuffix(s, "Z") {
+		return false
+	}
+	f := s[19 : len(s)-1]
+	return f == "" || f[0] == '.' && len(f) > 1 && digits(f[1:]) == len(f)-1
+}
