@@ -33,6 +33,9 @@ func TestParse(t *testing.T) {
 		{"tgi json python", `{"timestamp":"2024-02-21T05:09:57.948206Z","level":"INFO","fields":{"message":"Server started at unix:///tmp/text-generation-server-0\n"},"target":"text_generation_launcher"}`, "Server started at unix:///tmp/text-generation-server-0", "", "info", "iso"},
 		{"tgi json router", `{"timestamp":"2024-02-21T05:10:01.304586Z","level":"INFO","message":"Connected","target":"text_generation_router","filename":"router/src/main.rs","line_number":247}`, "Connected", "", "info", "iso"},
 		{"json without a message", `{"a":1}`, `{"a":1}`, "", "", ""},
+		// journalctl -u UNIT (a user's vLLM under systemd, 2026).
+		{"journalctl", "Aug 23 18:09:58 dgx qwen3.8-27b-vllm-896k.sh[742182]: (EngineCore pid=742182) INFO 08-23 18:09:58 [gpu_model_runner.py:6867] Rank 0: Torch profiler disabled for CUDA graph capture", "Rank 0: Torch profiler disabled for CUDA graph capture", "EngineCore", "info", "vllm"},
+		{"journalctl, bare", "Aug 23 18:10:24 dgx qwen3.8-27b-vllm-896k.sh[742182]: [6.0K blob data]", "[6.0K blob data]", "", "", "syslog"},
 		// docker compose up/logs, kubectl logs --timestamps, Docker Desktop
 		// (users' logs, 2026).
 		{"compose service", "qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']", "Supported tasks: ['generate']", "APIServer", "info", "vllm"},

@@ -30,6 +30,7 @@ var (
 	runtimeStampRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) `)
 	tgiLevelRe     = regexp.MustCompile(`^ ?(?:TRACE|DEBUG|INFO|WARN|ERROR) `)
 	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)
+	journalRe      = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9][0-9] \d\d:\d\d:\d\d) [^ ]+ [^ ]+?: `)
 )
 
 // Parse takes a line of server output apart. It recognises the prefixes of
@@ -46,15 +47,20 @@ func Parse(line string) Parsed {
 		}
 		return p
 	}
-	if m := composeRe.FindString(msg); m != "" {
-		msg = msg[len(m):]
-	}
-	if m := runtimeStampRe.FindStringSubmatch(msg); m != nil && !tgiLevelRe.MatchString(msg[len(m[0]):]) {
-		p.Stamp, p.StampKind = m[1], "iso"
+	if m := journalRe.FindStringSubmatch(msg); m != nil {
+		p.Stamp, p.StampKind = m[1], "syslog"
 		msg = msg[len(m[0]):]
-	} else if m := desktopRe.FindStringSubmatch(msg); m != nil {
-		p.Stamp, p.StampKind = m[1], "sglang"
-		msg = msg[len(m[0]):]
+	} else {
+		if m := composeRe.FindString(msg); m != "" {
+			msg = msg[len(m):]
+		}
+		if m := runtimeStampRe.FindStringSubmatch(msg); m != nil && !tgiLevelRe.MatchString(msg[len(m[0]):]) {
+			p.Stamp, p.StampKind = m[1], "iso"
+			msg = msg[len(m[0]):]
+		} else if m := desktopRe.FindStringSubmatch(msg); m != nil {
+			p.Stamp, p.StampKind = m[1], "sglang"
+			msg = msg[len(m[0]):]
+		}
 	}
 	// Leading spaces are kept for traceback frames ("  File ..."), so only
 	// prefixes that start at column 0 are considered.

@@ -140,12 +140,16 @@ func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 func isLetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
 
-// CutContainer is the length of what a container runtime puts before a
-// server's line, and the stamp it carries: docker compose's service
-// ("qwen3.5-9b  | "), then kubectl's or docker's --timestamps
+// CutContainer is the length of what a container runtime or the journal
+// puts before a server's line, and the stamp it carries: docker compose's
+// service ("qwen3.5-9b  | "), then kubectl's or docker's --timestamps
 // ("2026-09-22T06:49:56.336833841Z ", unless a level follows: that is
-// TGI's own header) or Docker Desktop's time ("2026-05-01 18:57:24.911 | ").
+// TGI's own header) or Docker Desktop's time ("2026-05-01 18:57:24.911 | ");
+// or journalctl's ("Aug 23 18:09:57 dgx vllm.sh[742182]: ").
 func CutContainer(s string) (n int, stamp, kind string) {
+	if k := journalPrefix(s); k > 0 {
+		return k, s[:15], "syslog"
+	}
 	// (The name is what comes before the first space; most lines have
 	// none that "| " follows, and are passed over without reading it.)
 	if i := strings.IndexByte(s, ' '); i > 0 {
@@ -170,6 +174,26 @@ func CutContainer(s string) (n int, stamp, kind string) {
 		return n + 26, r[:23], "sglang"
 	}
 	return n, "", ""
+}
+
+// journalPrefix is the length of journalctl's short prefix: the time
+// ("Aug 23 18:09:57", the day padded with a space), the host, the
+// identifier (with its "[pid]") and ": "; 0 for none.
+func journalPrefix(s string) int {
+	if len(s) < 20 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'a' || s[1] > 'z' || s[2] < 'a' || s[2] > 'z' || s[3] != ' ' ||
+		(s[4] != ' ' && !isDigit(s[4])) || !pattern(s[5:], "9 99:99:99 ") {
+		return 0
+	}
+	host := strings.IndexByte(s[16:], ' ')
+	if host <= 0 {
+		return 0
+	}
+	rest := s[16+host+1:]
+	end := strings.Index(rest, ": ")
+	if end <= 0 || strings.IndexByte(rest[:end], ' ') >= 0 {
+		return 0
+	}
+	return 16 + host + 1 + end + 2
 }
 
 // serviceName reports whether s is a compose service's name: a letter or

@@ -15,7 +15,11 @@ var edgeLines = []string{
 	`{"time":"2026-01-01 10:00:00","levelname":"error","msg":"y"}`,
 	`{"message":1}`,
 	`{"message":"a"`,
-	// What container runtimes put before a line.
+	// What container runtimes and the journal put before a line.
+	"Aug 23 18:09:58 dgx qwen3.8-27b-vllm-896k.sh[742182]: (EngineCore pid=742182) INFO 08-23 18:09:58 [x.py:1] y",
+	"Aug  3 18:09:58 dgx kernel: x",
+	"Aug 23 18:09:58 dgx a b: x",
+	"Aug 23 18:09:58 dgx : x",
 	"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']",
 	"vllm-1  | 2026-03-09T12:55:32.123456789Z (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:496] Starting vLLM server on http://0.0.0.0:8000",
 	"2026-09-22T06:49:56.336833841Z [2026-09-22 06:49:56] server_args={'model_path': '/m'}",

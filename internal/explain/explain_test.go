@@ -684,10 +684,10 @@ func TestShutdownAfterReady(t *testing.T) {
 	}
 }
 
-// What a container runtime puts before each line (Docker Desktop's time,
-// docker compose's service) is read past: the lines' own parts, rules and
-// stamps count (lines of a real vLLM 0.20 log under Docker Desktop, and
-// of a compose log).
+// What a container runtime or the journal puts before each line (Docker
+// Desktop's time, docker compose's service, journalctl's) is read past:
+// the lines' own parts, rules and stamps count (lines of real vLLM logs
+// under Docker Desktop, compose and systemd).
 func TestContainerPrefixes(t *testing.T) {
 	desktop := strings.Join([]string{
 		"2026-05-01 18:57:07.600 | (APIServer pid=1) INFO 05-01 18:57:07 [utils.py:300] vLLM server version 0.20.0, serving model sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP",
@@ -700,6 +700,13 @@ func TestContainerPrefixes(t *testing.T) {
 		"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:33 [api_server.py:496] Starting vLLM server on http://0.0.0.0:8000",
 		"qwen3.5-9b  | (APIServer pid=1) INFO:     Application startup complete.",
 	}, "\n") + "\n"
+	// journalctl -u UNIT of a vLLM under systemd (a user's log, 2026).
+	journal := strings.Join([]string{
+		"Aug 23 18:09:57 dgx qwen3.8-27b-vllm-896k.sh[742182]: (APIServer pid=742000) INFO 08-23 18:09:57 [utils.py:300] vLLM server version 0.23.0, serving model /models/qwen3.8-27b",
+		"Aug 23 18:09:58 dgx qwen3.8-27b-vllm-896k.sh[742182]: (EngineCore pid=742182) INFO 08-23 18:09:58 [gpu_model_runner.py:6867] Rank 0: Torch profiler disabled for CUDA graph capture",
+		"Aug 23 18:10:14 dgx qwen3.8-27b-vllm-896k.sh[742182]: [6.0K blob data]",
+		"Aug 23 18:10:24 dgx qwen3.8-27b-vllm-896k.sh[742182]: [3.5K blob data]",
+	}, "\n") + "\n"
 	tests := []struct {
 		name, log string
 		verdict   v.Verdict
@@ -709,6 +716,7 @@ func TestContainerPrefixes(t *testing.T) {
 	}{
 		{"docker desktop", desktop, v.Failed, v.ModelLoad, v.Init, 17.311},
 		{"docker compose", compose, v.Ready, "", v.PhaseReady, 77},
+		{"journalctl", journal, "", "", v.CUDAGraph, 27},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

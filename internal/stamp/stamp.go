@@ -61,6 +61,7 @@ const (
 	VLLM   Kind = 'v' // INFO 05-24 00:52:39
 	ISO    Kind = 'i' // 2026-05-24T00:52:39.123456Z
 	TRT    Kind = 't' // [05/24/2026-00:52:39]
+	Syslog Kind = 'j' // May 24 00:52:39 (journalctl's short format)
 )
 
 // KindOf maps classify's StampKind names to kinds (0: none).
@@ -74,6 +75,8 @@ func KindOf(name string) Kind {
 		return ISO
 	case "trtllm":
 		return TRT
+	case "syslog":
+		return Syslog
 	}
 	return 0
 }
@@ -95,8 +98,9 @@ func Text(line string) (string, Kind) {
 	}
 	if c := line[0]; c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
 		// A container runtime's prefix (docker compose's service, Docker
-		// Desktop's time) comes first: its stamp, or the line's own after it.
-		if strings.Contains(line[:min(len(line), 80)], " | ") {
+		// Desktop's time) or the journal's comes first: its stamp, or the
+		// line's own after it.
+		if line[3] == ' ' && line[9] == ':' || strings.Contains(line[:min(len(line), 80)], " | ") {
 			n, text, kind := classify.CutContainer(line)
 			if k := KindOf(kind); k != 0 {
 				return text, k
@@ -184,6 +188,11 @@ func Parse(text string, kind Kind, loc *time.Location, now time.Time) (int64, bo
 		mo, d = num(text[0:2]), num(text[3:5])
 		h, mi, sec = num(text[6:8]), num(text[9:11]), num(text[12:14])
 		y = now.Year()
+	case Syslog:
+		mo = 1 + strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", text[0:3])/3
+		d = num(strings.TrimLeft(text[4:6], " "))
+		h, mi, sec = num(text[7:9]), num(text[10:12]), num(text[13:15])
+		y = now.Year()
 	default:
 		return 0, false
 	}
@@ -191,7 +200,7 @@ func Parse(text string, kind Kind, loc *time.Location, now time.Time) (int64, bo
 		return 0, false
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, sec, ns, loc)
-	if kind == VLLM && t.After(now.Add(24*time.Hour)) {
+	if (kind == VLLM || kind == Syslog) && t.After(now.Add(24*time.Hour)) {
 		t = t.AddDate(-1, 0, 0)
 	}
 	return t.UnixNano(), true
@@ -210,6 +219,9 @@ func wellFormed(text string, kind Kind) bool {
 			(len(text) == 20 || text[19] == '.' && countDigits(text[20:]) == len(text)-21)
 	case VLLM:
 		return len(text) == 14 && shape(text, "99-99 99:99:99")
+	case Syslog:
+		return len(text) == 15 && strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", text[0:3])%3 == 0 &&
+			text[3] == ' ' && (text[4] == ' ' || text[4] >= '0' && text[4] <= '9') && shape(text[5:], "9 99:99:99")
 	}
 	return false
 }
