@@ -19,6 +19,7 @@ var failureLines = []ruleLine{
 	// gpu_oom
 	{"vllm", "torch.cuda_oom", "(EngineCore_DP0 pid=1) ERROR 11-29 10:00:00 [core.py:866] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which 40.00 MiB is free."},
 	{"sglang", "torch.oom_error", "[2026-11-29 10:00:00 TP0] torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)"},
+	{"tgi", "tgi.cuda_oom", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU  has a total capacity of 44.34 GiB of which 160.81 MiB is free. Process 47694 has 44.17 GiB memory in use."},
 	{"tgi", "cuda.oom", "RuntimeError: CUDA error: out of memory"},
 	{"llamacpp", "cuda.oom", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 0: cudaMalloc failed: out of memory"},
 	{"llamacpp", "llamacpp.alloc", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9437184000"},
@@ -235,6 +236,9 @@ var failureLines = []ruleLine{
 	// gpustack#5181 (a node never joined); an Ascend user's guide.
 	// A vLLM 0.20 log under Docker Desktop (2026-05).
 	{"vllm", "hf.cant_load", "(APIServer pid=1) OSError: Can't load image processor for 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP'. If you were trying to load it from 'https://huggingface.co/models', make sure you don't have a local directory with the same name. Otherwise, make sure 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP' is the correct path to a directory containing a preprocessor_config.json file"},
+	// journalctl -u of a llama-server unit (a user's log, 2026-10).
+	{"llamacpp", "systemd.oom_kill", "Okt 05 16:43:01 tuxai systemd[1]: [🡕] llama-server.service: systemd-oomd killed 79 process(es) in this unit."},
+	{"llamacpp", "systemd.oom_kill", "Okt 05 16:43:01 tuxai systemd[1]: llama-server.service: Failed with result 'oom-kill'."},
 	{"vllm", "vllm.ray_placement", "(EngineCore_DP0 pid=89) ValueError: Cannot provide a placement group requiring 4.0 GPUs (placement_group_specs=[{'node:172.16.11.65': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]) within 1800 seconds."},
 	{"vllm", "vllm.ray_placement", "ValueError: Cannot provide a placement group of placement_group_specs=[{'NPU': 1.0, 'node:10.201.20.35': 0.001}, {'NPU': 1.0}, {'NPU': 1.0}, {'NPU': 1.0}] within 1800 seconds. See `ray status` to make sure the cluster has enough resources."},
 	{"vllm", "vllm.dp_resources", "ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {'CPU': 64.0, 'GPU': 8.0}"},

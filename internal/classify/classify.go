@@ -114,7 +114,7 @@ func DetectLog(line string) string {
 		// llama.cpp's default prefix, its time since the process started
 		// and a level letter ("0.00.510.178 E srv    load_model: ..."),
 		// is its own.
-		if _, ok := RelativeTime(line); ok {
+		if _, ok := ClockOf(line); ok {
 			return "llamacpp"
 		}
 		return ""

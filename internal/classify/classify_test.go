@@ -265,7 +265,7 @@ func detectByContains(line string) string {
 			}
 		}
 	}
-	if _, ok := RelativeTime(line); ok {
+	if _, ok := ClockOf(line); ok {
 		return "llamacpp"
 	}
 	return ""

@@ -94,6 +94,11 @@ var commonFailures = []FailureRule{
 	{ID: "tgi.prefill_oom", Matcher: re("Not enough memory to handle", `Not enough memory to handle \d+ prefill tokens`), Cause: v.GPUOOM, Title: "not enough GPU memory for the prefill budget",
 		Hint: "decrease --max-batch-prefill-tokens or --max-total-tokens, or shard over more GPUs (--num-shard)"},
 	// host_oom
+	// systemd's own lines in the unit's journal (journalctl -u): the
+	// kernel's OOM killer or systemd-oomd (memory pressure, swap) ended
+	// the service (systemd src/core/unit.c, src/oom/oomd-util.c).
+	{ID: "systemd.oom_kill", Matcher: re("oom-kill|systemd-oomd killed", `Failed with result 'oom-kill'|systemd-oomd killed \d+ process`), Cause: v.HostOOM, Fatal: true, Title: "systemd ended the unit for its memory (the OOM killer or systemd-oomd)",
+		Hint: hostMemoryHint + "; systemd-oomd acts on memory pressure and swap before the kernel does (oomctl; the unit's ManagedOOMMemoryPressure=, MemoryMax=)"},
 	{ID: "sys.killed", Matcher: re("Killed", `^Killed$|^(?:.*: )?(?:line \d+: )?\s*\d+ Killed\b|^Killed process`), Cause: v.HostOOM, ByKill: true, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",
 		Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`, load weights with fewer threads or less host staging, add swap or RAM, or run fewer servers per host"},
 	{ID: "mp.exitcode9", Matcher: re("-9|signal 9|signal: 9", `(?i)exit ?code:? ?-9\b|exitcode: -9\b|\{[^}]*: -9\}|with signal 9\b|signal: 9 \(SIGKILL\)`), Cause: v.HostOOM, ByKill: true, Title: "a server process was killed (SIGKILL), most likely by the kernel's OOM killer",

@@ -26,6 +26,8 @@ var llamacppRealLines = []llamaLine{
 	{name: "CORS warning", line: "0.00.009.506 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set", benign: true},
 	{name: "loading model", line: "0.00.011.101 I srv    load_model: loading model 'tiny.gguf'", phase: v.Weights},
 	{name: "slots", line: "0.00.853.903 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 2048, kv_unified = 'true'", phase: v.KVCache},
+	// A 2026 build (a user's log under Homebrew).
+	{name: "slots, 2026", line: "0.07.878.981 I srv    load_model: initializing slots, n_slots = 10", phase: v.KVCache},
 	{name: "model loaded", line: "0.00.856.470 I srv  llama_server: model loaded", ready: true},
 	{name: "listening on", line: "0.00.856.501 I srv  llama_server: listening on http://127.0.0.1:18080", ready: true},
 	// -lv 4.

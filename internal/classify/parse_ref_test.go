@@ -30,6 +30,7 @@ var (
 	runtimeStampRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) `)
 	tgiLevelRe     = regexp.MustCompile(`^ ?(?:TRACE|DEBUG|INFO|WARN|ERROR) `)
 	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)
+	routerPortRe   = regexp.MustCompile(`^\[ *(\d{1,5})\] `)
 	journalRe      = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9][0-9] \d\d:\d\d:\d\d) [^ ]+ [^ ]+?: `)
 )
 
@@ -59,6 +60,12 @@ func Parse(line string) Parsed {
 			msg = msg[len(m[0]):]
 		} else if m := desktopRe.FindStringSubmatch(msg); m != nil {
 			p.Stamp, p.StampKind = m[1], "sglang"
+			msg = msg[len(m[0]):]
+		}
+	}
+	if m := routerPortRe.FindStringSubmatch(msg); m != nil {
+		if _, ok := RelativeTime(msg[len(m[0]):]); ok {
+			p.Source = "port " + m[1]
 			msg = msg[len(m[0]):]
 		}
 	}

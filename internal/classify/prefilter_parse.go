@@ -36,6 +36,12 @@ func ParseFast(line string) Parsed {
 		n, p.Stamp, p.StampKind = CutContainer(msg)
 		msg = msg[n:]
 	}
+	if strings.HasPrefix(msg, "[") {
+		if port, n := cutRouterPort(msg); n > 0 {
+			p.Source = "port " + port
+			msg = msg[n:]
+		}
+	}
 	// Ray's driver re-prints a remote actor's lines under its own tag
 	// ("(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO ..."): the
 	// innermost tag names the process.
@@ -174,6 +180,25 @@ func CutContainer(s string) (n int, stamp, kind string) {
 		return n + 26, r[:23], "sglang"
 	}
 	return n, "", ""
+}
+
+// cutRouterPort reads the port llama-server's router puts before a line
+// of the model server it started (tools/server/server-models.cpp, LOG("[%5d]
+// %s", port, ...)): "[35373] 0.19.885.338 I srv ...". Only before the
+// child's own clock: other bracketed numbers are no port.
+func cutRouterPort(s string) (port string, n int) {
+	i := 1
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	d := digits(s[i:])
+	if d == 0 || d > 5 || !strings.HasPrefix(s[i+d:], "] ") {
+		return "", 0
+	}
+	if _, ok := RelativeTime(s[i+d+2:]); !ok {
+		return "", 0
+	}
+	return s[i : i+d], i + d + 2
 }
 
 // journalPrefix is the length of journalctl's short prefix: the time

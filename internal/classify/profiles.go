@@ -474,7 +474,8 @@ var llamacpp = &Profile{
 		// src/llama-context.cpp, src/llama-kv-cache.cpp; the server's
 		// slots are made once the context is (server-context.cpp
 		// "initializing, n_slots", b10587).
-		{Matcher: re("llama_context:|llama_kv_cache|llama_new_context_with_model|initializing, n_slots", `^llama_context:|^llama_kv_cache|^llama_new_context_with_model|^load_model: initializing, n_slots`), Phase: v.KVCache},
+		// (Builds of 2026 say "initializing slots, n_slots".)
+		{Matcher: re("llama_context:|llama_kv_cache|llama_new_context_with_model|initializing, n_slots|initializing slots, n_slots", `^llama_context:|^llama_kv_cache|^llama_new_context_with_model|^load_model: initializing(?: slots)?, n_slots`), Phase: v.KVCache},
 		{Matcher: lit("warming up the model"), Phase: v.Warmup},
 	},
 	Failures: []FailureRule{
@@ -641,6 +642,11 @@ var tgi = &Profile{
 		// The launcher's final "Error: <LauncherError>" (ShardCannotStart,
 		// DownloadError, WebserverFailed, ...).
 		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Title: "the launcher gave up"},
+		// torch's CUDA OOM in a shard, with TGI's own knobs (the common
+		// rule names other servers'; a user's k8s deployment of TGI 2.0 ran out
+		// while loading a 70B model on two shards).
+		{ID: "tgi.cuda_oom", Matcher: lit("CUDA out of memory"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
+			Hint: "shard the model over more GPUs (--num-shard), quantize it (--quantize), or lower --max-batch-prefill-tokens / --max-total-tokens (the warmup allocates for them); lower --cuda-memory-fraction only if another process shares the GPU"},
 	},
 	Notable: tgiNotable,
 	// router/src/server.rs (2.x-3.3), after the warmup.

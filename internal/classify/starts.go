@@ -271,6 +271,22 @@ func ClockRestarts(was, t time.Duration) bool {
 	return t < RestartNear && was-t > restartDrop
 }
 
+// ClockOf is RelativeTime past what a container runtime or the journal
+// put before the line ("kimi-server  | 0.03.660.922 I ..."). Not past
+// llama-server's router's "[PORT] ": that is another process's clock.
+func ClockOf(line string) (time.Duration, bool) {
+	if d, ok := RelativeTime(line); ok {
+		return d, true
+	}
+	if line == "" || !isDigit(line[0]) && !isLetter(line[0]) {
+		return 0, false
+	}
+	if n, _, _ := CutContainer(line); n > 0 {
+		return RelativeTime(line[n:])
+	}
+	return 0, false
+}
+
 // RelativeTime reads a start clue that is no banner: the relative-time
 // prefix that llama.cpp writes with
 // --log-prefix/--log-timestamps ("M.SS.mmm.uuu L ": minutes, seconds,

@@ -385,7 +385,7 @@ func (c *chunk) stamp(i int, sp *stamp.Reader) int64 {
 	if m.flags&fStamped == 0 {
 		m.stamp = sp.Of(c.lines[i].Text)
 		if m.stamp == 0 {
-			if d, ok := classify.RelativeTime(c.lines[i].Text); ok {
+			if d, ok := classify.ClockOf(c.lines[i].Text); ok {
 				m.stamp = relStamp(d)
 			}
 		}
@@ -479,7 +479,7 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
 		*m = meta{}
-		if t, ok := classify.RelativeTime(l.Text); ok {
+		if t, ok := classify.ClockOf(l.Text); ok {
 			if ticking && classify.ClockRestarts(clock, t) {
 				m.flags |= fRestart | fStart
 				if loose >= 0 && i-loose <= preBannerMax {

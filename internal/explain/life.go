@@ -80,12 +80,7 @@ func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
 		if l.No <= st.readyLine || l.No <= st.tail.lastNo {
 			continue
 		}
-		m := &c.meta[k]
-		if m.flags&fStamped == 0 {
-			m.stamp = sp.Of(l.Text)
-			m.flags |= fStamped
-		}
-		st.tail.push(st.text, l.No, l.Text, m.stamp)
+		st.tail.push(st.text, l.No, l.Text, c.stamp(k, sp))
 	}
 }
 

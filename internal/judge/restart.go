@@ -32,7 +32,7 @@ func (j *Judge) restart(now time.Time) {
 // same process writing on after a copytruncate rotation; a banner that
 // comes later is still caught by newRun.
 func startClue(text string) bool {
-	if t, ok := classify.RelativeTime(text); ok {
+	if t, ok := classify.ClockOf(text); ok {
 		return t < classify.RestartNear
 	}
 	if classify.IsPreBanner(text) {
@@ -50,7 +50,7 @@ func startClue(text string) bool {
 // this one got past its first steps, was said ready or failing, or when
 // another server starts.
 func (j *Judge) newRun(l logline.Line) bool {
-	if t, ok := classify.RelativeTime(l.Text); ok {
+	if t, ok := classify.ClockOf(l.Text); ok {
 		was, ticking := j.relClock, j.relTicking
 		j.relClock, j.relTicking = t, true
 		if ticking && classify.ClockRestarts(was, t) {

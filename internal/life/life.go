@@ -7,6 +7,7 @@ package life
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"vigil/internal/classify"
@@ -178,7 +179,10 @@ func (lj *Judge) Line(text string, now time.Time) string {
 		}
 		return ""
 	}
-	if lj.stopAt.IsZero() && lj.alarm.IsZero() && lj.cause == "" && shutdowns.Scan(text) != 0 {
+	if lj.stopAt.IsZero() && lj.alarm.IsZero() && lj.cause == "" && shutdowns.Scan(text) != 0 &&
+		!strings.HasPrefix(classify.ParseFast(text).Source, "port ") {
+		// (Not a model server that llama-server's router stopped: the
+		// router goes on.)
 		lj.stopAt, lj.stopLine = now, text
 		return ""
 	}

@@ -189,7 +189,7 @@ func Parse(text string, kind Kind, loc *time.Location, now time.Time) (int64, bo
 		h, mi, sec = num(text[6:8]), num(text[9:11]), num(text[12:14])
 		y = now.Year()
 	case Syslog:
-		mo = 1 + strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", text[0:3])/3
+		mo = syslogMonth(text[0:3])
 		d = num(strings.TrimLeft(text[4:6], " "))
 		h, mi, sec = num(text[7:9]), num(text[10:12]), num(text[13:15])
 		y = now.Year()
@@ -220,10 +220,27 @@ func wellFormed(text string, kind Kind) bool {
 	case VLLM:
 		return len(text) == 14 && shape(text, "99-99 99:99:99")
 	case Syslog:
-		return len(text) == 15 && strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", text[0:3])%3 == 0 &&
+		return len(text) == 15 && syslogMonth(text[0:3]) > 0 &&
 			text[3] == ' ' && (text[4] == ' ' || text[4] >= '0' && text[4] <= '9') && shape(text[5:], "9 99:99:99")
 	}
 	return false
+}
+
+// syslogMonth is the month of journalctl's abbreviation, in English or
+// in the German ones that differ (and are ASCII); 0 for none.
+func syslogMonth(s string) int {
+	if i := strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", s); i >= 0 && i%3 == 0 {
+		return 1 + i/3
+	}
+	switch s {
+	case "Mai":
+		return 5
+	case "Okt":
+		return 10
+	case "Dez":
+		return 12
+	}
+	return 0
 }
 
 // shape reports whether s starts with the shape pat, '9' standing for a
