@@ -33,6 +33,11 @@ func TestParse(t *testing.T) {
 		{"tgi json python", `{"timestamp":"2024-02-21T05:09:57.948206Z","level":"INFO","fields":{"message":"Server started at unix:///tmp/text-generation-server-0\n"},"target":"text_generation_launcher"}`, "Server started at unix:///tmp/text-generation-server-0", "", "info", "iso"},
 		{"tgi json router", `{"timestamp":"2024-02-21T05:10:01.304586Z","level":"INFO","message":"Connected","target":"text_generation_router","filename":"router/src/main.rs","line_number":247}`, "Connected", "", "info", "iso"},
 		{"json without a message", `{"a":1}`, `{"a":1}`, "", "", ""},
+		// llama-server's router before a model server's line (a user's
+		// log, 2026); a bracketed number before anything else is no port.
+		{"llama.cpp router child", "[35373] 0.19.885.338 I srv    operator(): exit command received, exiting...", "operator(): exit command received, exiting...", "port 35373", "info", "llamacpp"},
+		{"llama.cpp router child, padded", "[ 8080] 0.00.047.233 I cmn  common_param: common_params_print_info: verbosity = 3", "common_param: common_params_print_info: verbosity = 3", "port 8080", "info", "llamacpp"},
+		{"a bracketed number", "[42] something", "[42] something", "", "", ""},
 		// journalctl -u UNIT (a user's vLLM under systemd, 2026).
 		{"journalctl", "Aug 23 18:09:58 dgx qwen3.8-27b-vllm-896k.sh[742182]: (EngineCore pid=742182) INFO 08-23 18:09:58 [gpu_model_runner.py:6867] Rank 0: Torch profiler disabled for CUDA graph capture", "Rank 0: Torch profiler disabled for CUDA graph capture", "EngineCore", "info", "vllm"},
 		{"journalctl, bare", "Aug 23 18:10:24 dgx qwen3.8-27b-vllm-896k.sh[742182]: [6.0K blob data]", "[6.0K blob data]", "", "", "syslog"},
@@ -246,6 +251,7 @@ func TestDetect(t *testing.T) {
 		"hello world": "",
 		"[2026-10-02 11:53:58 TP0] Load weight begin. avail mem=78.21 GB":                                                          "sglang",
 		"0.00.510.178 E srv    load_model: [spec] failed to measure MTP context memory: failed to create llama_context from model": "llamacpp",
+		"kimi-server  | 0.03.660.922 I system_info: n_threads = 96 (n_threads_batch = 96) / 192":                                   "llamacpp",
 		"0.00.000.412 I log_info: verbosity = 3 (adjust with the -lv N CLI arg)":                                                   "llamacpp",
 	}
 	for line, want := range logs {

@@ -127,6 +127,9 @@ func TestOffline(t *testing.T) {
 			"24.22.405.566 I srv    operator(): operator(): cleaning up before exit...",
 			"RuntimeError: CUDA error: an illegal memory access was encountered",
 		}, stopped: true, after: time.Hour},
+		// llama-server's router unloads one of its model servers and goes
+		// on (a user's log, 2026).
+		{name: "a router's model server stops", lines: []string{"[35373] 0.19.885.359 I srv    operator(): operator(): cleaning up before exit..."}},
 		{name: "uvicorn's end", lines: []string{"(APIServer pid=1) INFO:     Finished server process [1]"}, stopped: true},
 		{name: "died, then shut down", lines: []string{
 			"RuntimeError: CUDA error: an illegal memory access was encountered",
