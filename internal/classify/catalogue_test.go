@@ -239,6 +239,9 @@ var failureLines = []ruleLine{
 	// journalctl -u of a llama-server unit (a user's log, 2026-10).
 	{"llamacpp", "systemd.oom_kill", "Okt 05 16:43:01 tuxai systemd[1]: [🡕] llama-server.service: systemd-oomd killed 79 process(es) in this unit."},
 	{"llamacpp", "systemd.oom_kill", "Okt 05 16:43:01 tuxai systemd[1]: llama-server.service: Failed with result 'oom-kill'."},
+	// A vLLM 0.19 nightly under Docker Desktop (2026-04).
+	{"vllm", "vllm.moe_backend", "(EngineCore pid=196) ERROR 04-19 10:59:20 [core.py:1132] ValueError: moe_backend='triton' is not supported for NvFP4 MoE. Expected one of ['cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'marlin']."},
+	{"vllm", "torch.cuda_oom", "(EngineCore pid=207) ERROR 04-19 10:12:38 [core.py:1132] torch.AcceleratorError: CUDA error: out of memory"},
 	{"vllm", "vllm.ray_placement", "(EngineCore_DP0 pid=89) ValueError: Cannot provide a placement group requiring 4.0 GPUs (placement_group_specs=[{'node:172.16.11.65': 0.001, 'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]) within 1800 seconds."},
 	{"vllm", "vllm.ray_placement", "ValueError: Cannot provide a placement group of placement_group_specs=[{'NPU': 1.0, 'node:10.201.20.35': 0.001}, {'NPU': 1.0}, {'NPU': 1.0}, {'NPU': 1.0}] within 1800 seconds. See `ray status` to make sure the cluster has enough resources."},
 	{"vllm", "vllm.dp_resources", "ValueError: Not enough resources to allocate 2 placement groups, only created 1 placement groups. Available resources: {'CPU': 64.0, 'GPU': 8.0}"},

@@ -126,6 +126,11 @@ func TestClassifyFailures(t *testing.T) {
 		{"ld.so skips a preload", "vllm", "ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.", "", false, false},
 		{"nccl warn", "vllm", "node1:123:456 [0] NCCL WARN Call to bind failed: Address already in use", "", false, false},
 		{"traceback source line", "sglang", "    raise RuntimeError(f\"NCCL error: {error_str}\")", "", false, false},
+		// vLLM's SIGTERM handler (a stop from outside, 2026-04).
+		{"vllm sigterm", "vllm", "(APIServer pid=1) KeyboardInterrupt: terminated", "", false, false},
+		{"ctrl-c", "sglang", "KeyboardInterrupt", "", false, false},
+		// A DP controller killed by its failed scheduler's SIGQUIT.
+		{"sglang sigquit teardown", "sglang", "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), a common cause is the OS Out Of Memory (OOM) killer. Run `dmesg -T | grep -i oom` to check.", "", true, true},
 		{"server args trust remote code", "sglang", "server_args=ServerArgs(model_path='x', trust_remote_code=True, quantization=None)", "", false, false},
 		{"python warning with cuda", "sglang", "/x/torch/cuda/__init__.py:235: UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible", "", false, false},
 	}

@@ -14,6 +14,10 @@ var benign = []Matcher{
 	fold("can be safely ignored"),
 	fold("you can ignore this"),
 	lit("Ignore import error when loading"),
+	// vLLM's SIGTERM handler (entrypoints/openai/api_server.py) raises
+	// KeyboardInterrupt("terminated"): a stop from outside, as a Ctrl-C
+	// is, not a failure.
+	re("KeyboardInterrupt", `^KeyboardInterrupt(?:: terminated)?$`),
 	lit("operation scheduled before its operands"),
 	lit("NCCL WARN"),
 	lit("NCCL INFO"),
@@ -66,7 +70,8 @@ var commonFailures = []FailureRule{
 	{ID: "ray.memory_monitor", Matcher: re("killed due to memory pressure|running low on memory", `killed due to memory pressure \(OOM\)|killed due to the node running low on memory`), Cause: v.HostOOM, Title: "Ray's memory monitor killed a worker: the host ran out of memory",
 		Hint: hostMemoryHint},
 	// gpu_oom
-	{ID: "torch.cuda_oom", Matcher: lit("CUDA out of memory"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
+	// (torch 2.9+ raises AcceleratorError: "CUDA error: out of memory".)
+	{ID: "torch.cuda_oom", Matcher: re("CUDA out of memory|AcceleratorError: CUDA error: out of memory", `CUDA out of memory|AcceleratorError: CUDA error: out of memory`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}, TensorRT-LLM kv_cache_config.free_gpu_memory_fraction), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
 	{ID: "torch.oom_error", Matcher: lit("OutOfMemoryError"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
@@ -376,7 +381,7 @@ var commonFailures = []FailureRule{
 	// rejects a flag or its value, also one set by its environment
 	// variable (DISABLE_CUSTOM_KERNELS=True, text-generation-inference#1451).
 	{ID: "args.clap", Matcher: re("error: ", `^error: (?:invalid value '|unexpected argument '|the following required arguments were not provided|the argument '.*' cannot be used with|a value is required for '|unexpected value ')`), Cause: v.Config, Fatal: true, Title: "the launcher rejected its arguments",
-		Hint: "fix the flag the message names; a flag can also come from its environment variable (text-generation-launcher --help lists them: [env: NAME=])"},
+		Hint: "fix the flag the message names; a flag can also come from its environment variable (TGI: text-generation-launcher --help lists them, [env: NAME=]; vLLM's Rust frontend names the arguments it does not take yet: drop them or unset VLLM_USE_RUST_FRONTEND)"},
 	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
 		Hint: "read the field named in the validation error and fix that flag"},
 	// dependency

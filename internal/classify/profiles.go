@@ -95,8 +95,11 @@ var sglang = &Profile{
 		{ID: "sglang.warmup_proxy", Matcher: re("res=<Response [", `AssertionError: res=<Response \[(?:502|504|407)\]>`), Cause: v.Config, Title: "the warmup request to the server's own port went through an HTTP proxy",
 			Hint: "the server asks itself for /model_info and a proxy answered: set no_proxy=127.0.0.1,localhost (and the --host you use), or unset http_proxy/https_proxy for the server"},
 		// The same messages with another signal: -6 SIGABRT, -11 SIGSEGV
-		// (a native abort on ROCm, gpustack#5568).
-		{ID: "sglang.scheduler_signaled", Matcher: re("exit code: -|exit code -", `(scheduler died during initialization \(exit code: -(?:[1-8]|1\d|[2-9]\d)\)|crashed with exit code -(?:[1-8]|1\d|[2-9]\d)\b)`), Cause: v.Crash, Fatal: true, Title: "a scheduler died by a signal",
+		// (a native abort on ROCm, gpustack#5568). Not -3: a scheduler that
+		// failed sends SIGQUIT to its parent, which with data parallelism
+		// is the first "scheduler" (a DP controller), so its error is
+		// elsewhere; nor -15, a stop.
+		{ID: "sglang.scheduler_signaled", Matcher: re("exit code: -|exit code -", `(scheduler died during initialization \(exit code: -(?:[124-8]|1[0-46-9]|[2-9]\d)\)|crashed with exit code -(?:[124-8]|1[0-46-9]|[2-9]\d)\b)`), Cause: v.Crash, Fatal: true, Title: "a scheduler died by a signal",
 			Hint: "a native crash in the scheduler (the exit code is minus the signal: -6 abort, -11 segfault): the lines above it name the component; check the GPU stack's versions (CUDA/ROCm, torch, the kernels) and dmesg"},
 		{ID: "sglang.scheduler_killed", Matcher: re("exit code: -9)|exit code -9", `(scheduler died during initialization \(exit code: -9\)|crashed with exit code -9\b)`), Cause: v.HostOOM, Fatal: true, Title: "a scheduler was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; load weights with fewer threads (or without multi-threaded loading), lower host memory use, or add RAM/swap"},
@@ -331,6 +334,10 @@ var vllm = &Profile{
 		// VLLM_RAY_PG_WAIT_TIMEOUT (gpustack#5181: a node never joined).
 		{ID: "vllm.ray_placement", Matcher: re("Cannot provide a placement group", `Cannot provide a placement group (of|requiring)`), Cause: v.Config, Title: "the Ray cluster never had the GPUs the parallel sizes need",
 			Hint: "check `ray status` on the head node: every node joined and its GPUs count as GPU; lower --tensor-parallel-size{flag:--tensor-parallel-size} × --pipeline-parallel-size to the GPUs the cluster has"},
+		// model_executor/layers/fused_moe/oracle (2026): the MoE backend
+		// chosen (--moe-backend) does not run this quantization.
+		{ID: "vllm.moe_backend", Matcher: re("is not supported for", `moe_backend='[^']*' is not supported for`), Cause: v.Config, Title: "the MoE backend chosen does not run this checkpoint's quantization",
+			Hint: "pick one of the backends the message lists (--moe-backend), or drop the flag and let vLLM choose"},
 		// config/model.py ModelConfig.verify_with_parallel_config (0.6-0.13).
 		{ID: "vllm.pp_unsupported", Matcher: re("Pipeline parallelism is", `Pipeline parallelism is (not supported for this model|only supported for the following|not supported yet)`), Cause: v.Config, Title: "this model does not support pipeline parallelism",
 			Hint: "drop --pipeline-parallel-size{flag:--pipeline-parallel-size} and shard with --tensor-parallel-size, or use a vLLM whose model class supports it"},

@@ -772,6 +772,28 @@ const tgiJSONStart = `{"timestamp":"2024-02-21T05:09:46.814956Z","level":"INFO",
 {"timestamp":"2024-02-21T05:10:01.304595Z","level":"WARN","message":"Invalid hostname, defaulting to 0.0.0.0","target":"text_generation_router","filename":"router/src/main.rs","line_number":252}
 `
 
+// A note the dying process printed after its traceback does not undo the
+// failure (SGLang 0.5.10 refusing its arguments, a user's log, 2026).
+func TestNoteAfterTheTraceback(t *testing.T) {
+	log := strings.Join([]string{
+		"[2026-04-02 09:12:40] server_args=ServerArgs(model_path='/models/x', tp_size=1, pp_size=4)",
+		"Traceback (most recent call last):",
+		`  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/entrypoints/engine.py", line 618, in _launch_subprocesses`,
+		"    server_args.check_server_args()",
+		`  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/server_args.py", line 5987, in check_server_args`,
+		"    and self.speculative_algorithm is None",
+		"AssertionError: Pipeline parallelism is not compatible with overlap schedule, speculative decoding, mixed chunked prefill.",
+		"INFO: Please install aiter if you want to infer with aiter_moe.",
+	}, "\n") + "\n"
+	runs := readAll(t, strings.NewReader(log), Options{})
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want 1", len(runs))
+	}
+	if r := runs[0]; r.Verdict != v.Failed || r.Cause != v.Config || r.RuleID != "sglang.args_check" {
+		t.Errorf("%q/%q by %s (%s); want failed/config by sglang.args_check", r.Verdict, r.Cause, r.RuleID, r.Summary)
+	}
+}
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {

@@ -285,6 +285,12 @@ func (st *runState) endsInError() bool {
 		if c.Benign {
 			continue
 		}
+		if c.Level != "" && c.Level != "error" && c.Level != "critical" && c.Failure == nil && c.Phase == "" && !c.Ready && !c.Listening {
+			// A note the dying process printed after its traceback
+			// ("INFO: Please install aiter if you want to infer with
+			// aiter_moe.") is no sign that it went on.
+			continue
+		}
 		return c.Failure != nil || c.Exception
 	}
 	return false

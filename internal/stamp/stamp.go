@@ -52,6 +52,12 @@ func (s *Reader) Of(line string) int64 {
 	return t
 }
 
+// pyLogging is the shape of Python logging's default asctime and the
+// separator after it, as FlashInfer's logger prints it inside vLLM's and
+// TensorRT-LLM's logs ("2026-06-21 07:20:41,666 - INFO - autotuner.py:641
+// - flashinfer.jit: ..."): a local time, read as SGLang's layout.
+const pyLogging = "9999-99-99 99:99:99,999 - "
+
 // Kind is a stamp's layout.
 type Kind byte
 
@@ -126,6 +132,9 @@ func Text(line string) (string, Kind) {
 			return line[1:20], TRT
 		}
 	case c >= '0' && c <= '9':
+		if shape(line, pyLogging) {
+			return line[:23], SGLang
+		}
 		if shape(line, "9999-99-99T99:99:99") {
 			n := 19
 			if n < len(line) && line[n] == '.' {
@@ -146,6 +155,9 @@ func Text(line string) (string, Kind) {
 			}
 			line = line[k+2:]
 		}
+	}
+	if shape(line, pyLogging) {
+		return line[:23], SGLang
 	}
 	if line == "" || strings.IndexByte("IWEDC", line[0]) < 0 {
 		// (No level word: explain reads back over a chunk of a server's
@@ -211,7 +223,7 @@ func Parse(text string, kind Kind, loc *time.Location, now time.Time) (int64, bo
 func wellFormed(text string, kind Kind) bool {
 	switch kind {
 	case SGLang:
-		return shape(text, "9999-99-99 99:99:99") && (len(text) == 19 || text[19] == '.' && countDigits(text[20:]) == len(text)-20)
+		return shape(text, "9999-99-99 99:99:99") && (len(text) == 19 || (text[19] == '.' || text[19] == ',') && countDigits(text[20:]) == len(text)-20)
 	case TRT:
 		return len(text) == 19 && shape(text, "99/99/9999-99:99:99")
 	case ISO:
@@ -279,7 +291,7 @@ func num(s string) int {
 
 // frac reads ".123" as nanoseconds; anything else is 0.
 func frac(s string) int {
-	if len(s) < 2 || s[0] != '.' {
+	if len(s) < 2 || s[0] != '.' && s[0] != ',' {
 		return 0
 	}
 	ns, scale := 0, 100_000_000

@@ -26,6 +26,8 @@ func TestReader(t *testing.T) {
 		{"journalctl, a day padded", "Jan  9 23:59:59 dgx vllm.sh[742182]: [6.0K blob data]", time.Date(2026, 1, 9, 23, 59, 59, 0, loc)},
 		{"journalctl, last year's december", "Dec 31 23:00:00 dgx llama-server[9]: main: loading model", time.Date(2025, 12, 31, 23, 0, 0, 0, loc)},
 		{"journalctl in German", "Okt 05 16:43:01 tuxai systemd[1]: llama-server.service: Failed with result 'oom-kill'.", time.Date(2025, 10, 5, 16, 43, 1, 0, loc)},
+		{"python logging in a vllm worker", "(Worker_TP0 pid=57) 2026-01-10 07:20:41,666 - INFO - autotuner.py:641 - flashinfer.jit: [Autotuner]: Autotuning process ends", time.Date(2026, 1, 10, 7, 20, 41, 666_000_000, loc)},
+		{"python logging", "2026-01-10 04:21:17,836 - INFO - flashinfer.jit: Loading JIT ops: norm", time.Date(2026, 1, 10, 4, 21, 17, 836_000_000, loc)},
 		{"a table row", "system_info: n_threads = 4 | AVX = 1 | AVX2 = 1", time.Time{}},
 		{"iso is UTC", "2026-01-10T10:00:00.5Z  INFO text_generation_launcher: x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"tensorrt-llm", "[01/10/2026-11:00:00] [TRT-LLM] [I] x", time.Date(2026, 1, 10, 11, 0, 0, 0, loc)},
