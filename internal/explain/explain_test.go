@@ -794,6 +794,26 @@ func TestNoteAfterTheTraceback(t *testing.T) {
 	}
 }
 
+// A client's 200 in the log confirms a server that said it listens as of
+// when it said so, not as of whenever the client asked (vLLM 0.11, a
+// user's log, 2025).
+func TestAnswerConfirmsListening(t *testing.T) {
+	log := strings.Join([]string{
+		"(APIServer pid=41428) INFO 10-06 15:56:26 [api_server.py:1839] vLLM API server version 0.11.0",
+		"(APIServer pid=41428) INFO 10-06 15:58:18 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000",
+		"(APIServer pid=41428) INFO:     Application startup complete.",
+		"(APIServer pid=41428) INFO 10-06 15:58:23 [chat_utils.py:560] Detected the chat template content format to be 'openai'. You can set `--chat-template-content-format` to override this.",
+		`(APIServer pid=41428) INFO:     192.168.1.11:54734 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+	}, "\n") + "\n"
+	runs := readAll(t, strings.NewReader(log), Options{})
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want 1", len(runs))
+	}
+	if r := runs[0]; r.Verdict != v.Ready || r.Summary != "vllm is ready after 1m52s" {
+		t.Errorf("%q: %s; want ready after 1m52s, when it said it listens", r.Verdict, r.Summary)
+	}
+}
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {

@@ -201,6 +201,11 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 		ready = true
 	case healthOK && !j.needsLine() && now.Sub(j.healthOKSince) >= j.okGrace():
 		ready = true
+		if rd.UpWithoutAnswer > 0 && j.upSaid && j.upSaidAt.Before(j.healthOKSince) {
+			// Offline, a 200 in the log is whoever asked, whenever: it
+			// confirms the server that said it listens, as of then.
+			at = j.upSaidAt
+		}
 	case j.readyLine && now.Sub(j.readyLineAt) >= j.unansweredGrace() &&
 		(j.health.State == observe.HealthError || (j.cfg.URLGuessed && j.health.State == observe.HealthRefused)):
 		ready = true
