@@ -82,14 +82,15 @@ var recogniserLits = func() *litset.Set {
 
 // recognisers are tried in order; the first that matches a line wins.
 var recognisers = []recogniser{
-	{name: "sglang ServerArgs", lit: "ServerArgs(", fn: parseSGLangServerArgs},
-	{name: "sglang resolved dict", lit: "server_args={", fn: parseSGLangResolved},
+	{name: "sglang ServerArgs", lit: "ServerArgs(", fn: listAfter("ServerArgs(", ')', '=')},
+	// entrypoints/engine.py prints its resolved dict since mid-2026.
+	{name: "sglang resolved dict", lit: "server_args={", fn: listAfter("server_args={", '}', ':')},
 	{name: "sglang scheduler summary", lit: "max_total_num_tokens=", fn: parseSGLangSummary},
 	{name: "sglang load weight end", lit: "Load weight end. ", fn: parseSGLangWeightsEnd},
 	{name: "sglang default attention backend", lit: "backend by default", fn: parseSGLangDefaultAttention},
 	{name: "vllm engine config", lit: "LLM engine (", fn: parseVLLMEngine},
-	{name: "vllm non-default args", lit: "non-default args: {", fn: parseVLLMNonDefault},
-	{name: "vllm Namespace", lit: "args: Namespace(", fn: parseVLLMNamespace},
+	{name: "vllm non-default args", lit: "non-default args: {", fn: listAfter("non-default args: {", '}', ':')},
+	{name: "vllm Namespace", lit: "args: Namespace(", fn: listAfter("args: Namespace(", ')', '=')},
 	{name: "vllm version", lit: "server version ", fn: parseVLLMVersion},
 	{name: "vllm backends", lit: " backend", fn: parseVLLMBackends},
 	{name: "vllm banner", lit: " ", kinds: []string{"vllm"}, fn: parseVLLMBanner},
@@ -169,6 +170,20 @@ func container(v string) (inner string, close, sep byte, ok bool) {
 	return "", 0, 0, false
 }
 
+// listAfter reads the list that follows marker, up to its close, its
+// pairs separated by sep: a Python repr (ServerArgs(...), Namespace(...))
+// or dict (server_args={...}, non-default args: {...}).
+func listAfter(marker string, close, sep byte) func(string) ([]KV, bool) {
+	return func(msg string) ([]KV, bool) {
+		rest, ok := after(msg, marker)
+		if !ok {
+			return nil, false
+		}
+		items, _ := list(rest, close, sep)
+		return items, true
+	}
+}
+
 // after returns the text after the first occurrence of marker.
 func after(msg, marker string) (string, bool) {
 	i := strings.Index(msg, marker)
@@ -179,26 +194,6 @@ func after(msg, marker string) (string, bool) {
 }
 
 // --- SGLang ---
-
-func parseSGLangServerArgs(msg string) ([]KV, bool) {
-	rest, ok := after(msg, "ServerArgs(")
-	if !ok {
-		return nil, false
-	}
-	items, _ := list(rest, ')', '=')
-	return items, true
-}
-
-// parseSGLangResolved reads the dict entrypoints/engine.py prints since
-// mid-2026 in place of the repr: server_args={'model_path': '...', ...}.
-func parseSGLangResolved(msg string) ([]KV, bool) {
-	rest, ok := after(msg, "server_args={")
-	if !ok {
-		return nil, false
-	}
-	items, _ := list(rest, '}', ':')
-	return items, true
-}
 
 // parseSGLangSummary reads the scheduler's resolved limits:
 // "max_total_num_tokens=951104, chunked_prefill_size=8192, ...,
@@ -261,24 +256,6 @@ func parseVLLMEngine(msg string) ([]KV, bool) {
 	items, _ := list(msg[m[1]:], 0, '=')
 	out := []KV{{"version", msg[m[2]:m[3]]}}
 	return append(out, items...), true
-}
-
-func parseVLLMNonDefault(msg string) ([]KV, bool) {
-	rest, ok := after(msg, "non-default args: {")
-	if !ok {
-		return nil, false
-	}
-	items, _ := list(rest, '}', ':')
-	return items, true
-}
-
-func parseVLLMNamespace(msg string) ([]KV, bool) {
-	rest, ok := after(msg, "args: Namespace(")
-	if !ok {
-		return nil, false
-	}
-	items, _ := list(rest, ')', '=')
-	return items, true
 }
 
 var (
