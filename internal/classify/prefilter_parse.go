@@ -31,7 +31,7 @@ func ParseFast(line string) Parsed {
 			return p
 		}
 	}
-	if msg != "" && (isDigit(msg[0]) || isLetter(msg[0])) {
+	if MayHaveContainer(msg) {
 		var n int
 		n, p.Stamp, p.StampKind = CutContainer(msg)
 		msg = msg[n:]
@@ -145,6 +145,23 @@ func trimBlanksRight(s string) string {
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 func isLetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
+
+// MayHaveContainer is a cheap test that every line CutContainer cuts
+// passes (explain asks it of every line of a log): a date first (a
+// runtime's or Docker Desktop's stamp), a journal's "Mmm dd hh:mm:ss",
+// or " |" early in the line (docker compose).
+func MayHaveContainer(s string) bool {
+	switch {
+	case len(s) < 4 || !isDigit(s[0]) && !isLetter(s[0]):
+		return false
+	case isDigit(s[0]) && len(s) > 20 && s[4] == '-':
+		return true
+	case len(s) > 16 && s[3] == ' ' && s[9] == ':':
+		return true
+	}
+	i := strings.IndexByte(s[:min(len(s), 96)], '|')
+	return i > 0 && s[i-1] == ' '
+}
 
 // CutContainer is the length of what a container runtime or the journal
 // puts before a server's line, and the stamp it carries: docker compose's

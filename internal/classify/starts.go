@@ -278,7 +278,7 @@ func ClockOf(line string) (time.Duration, bool) {
 	if d, ok := RelativeTime(line); ok {
 		return d, true
 	}
-	if line == "" || !isDigit(line[0]) && !isLetter(line[0]) {
+	if !MayHaveContainer(line) {
 		return 0, false
 	}
 	if n, _, _ := CutContainer(line); n > 0 {

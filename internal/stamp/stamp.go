@@ -106,7 +106,7 @@ func Text(line string) (string, Kind) {
 		// A container runtime's prefix (docker compose's service, Docker
 		// Desktop's time) or the journal's comes first: its stamp, or the
 		// line's own after it.
-		if line[3] == ' ' && line[9] == ':' || strings.Contains(line[:min(len(line), 80)], " | ") {
+		if classify.MayHaveContainer(line) && !(c >= '0' && c <= '9' && shape(line, "9999-99-99T")) {
 			n, text, kind := classify.CutContainer(line)
 			if k := KindOf(kind); k != 0 {
 				return text, k
