@@ -814,6 +814,21 @@ func TestAnswerConfirmsListening(t *testing.T) {
 	}
 }
 
+// llama.cpp's clock that runs on across a banner is one process: its
+// download's error comes before its logger's banner (a real llama-server
+// asked for -hf without HTTPS support).
+func TestClockRunsOnAcrossABanner(t *testing.T) {
+	runs := readAll(t, strings.NewReader(llamaDownloadNoHTTPS), Options{})
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want one process", len(runs))
+	}
+	if r := runs[0]; r.Verdict != v.Failed || r.Cause != v.ModelLoad {
+		t.Errorf("%q/%q, want failed/model_load", r.Verdict, r.Cause)
+	}
+}
+
+const llamaDownloadNoHTTPS = "0.00.004.179 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:\n  -DLLAMA_BUILD_BORINGSSL=ON\n  -DLLAMA_BUILD_LIBRESSL=ON\n  -DLLAMA_OPENSSL=ON (default, requires OpenSSL dev files installed)\n0.00.004.214 W get_repo_files: failed to resolve commit for ggml-org/nosuch-GGUF\n0.00.004.350 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)\n0.00.004.726 W srv  llama_server: -----------------\n0.00.004.726 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set\n0.00.004.726 W srv  llama_server: this can be a security risk (cross-origin attacks)\n0.00.004.727 W srv  llama_server: more info: https://github.com/ggml-org/llama.cpp/pull/25655\n0.00.004.727 W srv  llama_server: -----------------\n0.00.007.845 I srv    load_model: loading model 'ggml-org/nosuch-GGUF'\n0.00.007.982 E llama_model_load_from_file_impl: exactly one out metadata, path_model, and file must be defined\n0.00.008.154 E common_fit_params: encountered an error while trying to fit params to free device memory: failed to load model\n0.00.008.248 E llama_model_load_from_file_impl: exactly one out metadata, path_model, and file must be defined\n0.00.008.253 E cmn  common_init_: failed to load model ''\n0.00.008.258 E srv    load_model: failed to load model, ''\n0.00.008.260 I srv    operator(): operator(): cleaning up before exit...\n0.00.009.956 E srv  llama_server: exiting due to model loading error\n"
+
 // llama.cpp with --log-prefix restarted into one file, with no banner
 // recognised: its relative clock dropping back near zero starts a run.
 func TestRelativeClockRestartStartsARun(t *testing.T) {
