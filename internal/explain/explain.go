@@ -423,10 +423,12 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	if m.flags&fRestart != 0 {
 		return true
 	}
-	if t := c.stamp(i, sp); t != 0 && t < relLimit && st.end != 0 && st.end < relLimit && t >= st.end {
-		// llama.cpp's clock runs on from the run's: the same process,
-		// whatever it prints (its logger's banner after a download's
-		// error); a new one's clock drops back (fRestart).
+	if t := c.stamp(i, sp); t != 0 && t < relLimit && st.end != 0 && st.end < relLimit && t >= st.end && st.fatal == 0 && !st.died {
+		// llama.cpp's clock runs on from the run's, which nothing ended:
+		// the same process, whatever it prints (its logger's banner after
+		// a download's error). A new one's clock drops back (fRestart),
+		// unless the process before died within milliseconds of its
+		// start: a fatal line said so.
 		return false
 	}
 	if m.flags&fCrash != 0 && st.acceptsCrash(m.banner, c.t0(i, sp)) {
