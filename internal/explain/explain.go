@@ -423,7 +423,10 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	if m.flags&fRestart != 0 {
 		return true
 	}
-	if t := c.stamp(i, sp); t != 0 && t < relLimit && st.end != 0 && st.end < relLimit && t >= st.end && st.fatal == 0 && !st.died {
+	// (The run's own clock is looked at first: reading the line's stamp
+	// costs more than everything else here, and a ready run's lines only
+	// count.)
+	if st.end != 0 && st.end < relLimit && st.fatal == 0 && !st.died && c.relativeFrom(i, st.end, sp) {
 		// llama.cpp's clock runs on from the run's, which nothing ended:
 		// the same process, whatever it prints (its logger's banner after
 		// a download's error). A new one's clock drops back (fRestart),
@@ -445,6 +448,12 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	}
 	t := c.stamp(i, sp)
 	return t != 0 && st.acceptsJump(t)
+}
+
+// relativeFrom: line i carries a relative clock that reads end or later.
+func (c *chunk) relativeFrom(i int, end int64, sp *stamp.Reader) bool {
+	t := c.stamp(i, sp)
+	return t != 0 && t < relLimit && t >= end
 }
 
 // bannerAt is the banner of the block that starts at line i.
