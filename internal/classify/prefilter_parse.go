@@ -149,7 +149,7 @@ func isLetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
 // MayHaveContainer is a cheap test that every line CutContainer cuts
 // passes (explain asks it of every line of a log): a date first (a
 // runtime's or Docker Desktop's stamp), a journal's "Mmm dd hh:mm:ss",
-// or " |" early in the line (docker compose).
+// or a first word and spaces before "|" (docker compose).
 func MayHaveContainer(s string) bool {
 	switch {
 	case len(s) < 4 || !isDigit(s[0]) && !isLetter(s[0]):
@@ -159,8 +159,16 @@ func MayHaveContainer(s string) bool {
 	case len(s) > 16 && s[3] == ' ' && s[9] == ':':
 		return true
 	}
-	i := strings.IndexByte(s[:min(len(s), 96)], '|')
-	return i > 0 && s[i-1] == ' '
+	// docker compose: the service's name, spaces, "|" (a "|" further on,
+	// as in llama-server's "slot ... id  0 | task 7", is no prefix).
+	i := strings.IndexByte(s, ' ')
+	if i <= 0 {
+		return false
+	}
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i < len(s) && s[i] == '|'
 }
 
 // CutContainer is the length of what a container runtime or the journal

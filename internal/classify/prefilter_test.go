@@ -273,3 +273,25 @@ func TestBuiltinPrefilterOnce(t *testing.T) {
 		t.Errorf("sglang and vllm share a prefilter")
 	}
 }
+
+// FuzzMayHaveContainer: the cheap test passes every line CutContainer
+// cuts, and turns away llama-server's "|"-separated lines.
+func FuzzMayHaveContainer(f *testing.F) {
+	for _, s := range []string{
+		"qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks",
+		"2026-09-22T06:49:56.336833841Z 0.03.660.922 I main: loading model",
+		"2026-05-01 18:57:24.911 | INFO: Started server process",
+		"Aug 23 18:09:57 dgx vllm.sh[742182]: INFO 08-23 18:09:57 [api_server.py:1] x",
+		"slot launch_slot_: id  0 | task 1205 | processing task",
+	} {
+		f.Add(s)
+	}
+	if MayHaveContainer("slot launch_slot_: id  0 | task 1205 | processing task") {
+		f.Error("MayHaveContainer passes a llama-server slot line")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n, _, _ := CutContainer(s); n > 0 && !MayHaveContainer(s) {
+			t.Errorf("CutContainer(%q) cuts %d bytes, MayHaveContainer says no", s, n)
+		}
+	})
+}
