@@ -1,18 +1,26 @@
 package classify
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The banner filter is built from the start banners of the profiles
 // (BannerClauses): each clause is the literals one alternative of
 // a banner pattern needs. A clause whose longest literal is short is
-// checked on every line as it stands; the others go through a sampled
-// window filter keyed by their longest literal.
+// checked on every line as it stands (or, by explain, looked for in a
+// whole chunk at once: ShortBannerHits); the others go through a sampled
+// window filter keyed by their longest literal, which looks at fewer
+// windows the longer the shortest of those literals is.
 var (
-	bannerAlways     bool // some banner needs no literal: every line may be one
-	shortClauses     []Clause
+	bannerAlways bool // some banner needs no literal: every line may be one
+	shortClauses []Clause
+	// shortKeys are the short clauses' longest literals, each one that
+	// the clause needs as it stands (not folded).
+	shortKeys        []string
 	longClauses      []Clause
 	bannerGrams      *gramFilter
-	shortClauseBelow = 8
+	shortClauseBelow = 12
 )
 
 func init() {
@@ -25,7 +33,14 @@ func init() {
 	for _, c := range clauses {
 		k := longest(c)
 		if len(k) < shortClauseBelow {
+			if !slices.Contains(c.Exact, k) {
+				// A folded short literal cannot be searched for as it
+				// stands.
+				bannerAlways = true
+				return
+			}
 			shortClauses = append(shortClauses, c)
+			shortKeys = append(shortKeys, k)
 			continue
 		}
 		longClauses = append(longClauses, c)
@@ -68,6 +83,16 @@ func MayBeBanner(line string) bool {
 			return true
 		}
 	}
+	return MayBeLongBanner(line)
+}
+
+// MayBeLongBanner is MayBeBanner without the short clauses: a line it
+// turns away may be a banner only if it holds one of their literals
+// (ShortBannerHits finds those).
+func MayBeLongBanner(line string) bool {
+	if bannerAlways {
+		return true
+	}
 	// Only the clauses whose literal's windows the line holds can match.
 	m, escaped := bannerGrams.scanSpecial(line)
 	if escaped {
@@ -79,6 +104,29 @@ func MayBeBanner(line string) bool {
 		}
 	}
 	return false
+}
+
+// ShortBannerHits calls hit with the offset of each place in text (many
+// lines) where a literal of a short clause begins, in no order: with
+// MayBeLongBanner it is MayBeBanner for a whole chunk, where the short
+// literals cost a search each rather than one per line. It reports
+// false when it cannot stand in for MayBeBanner (every line may be a
+// banner).
+func ShortBannerHits(text string, hit func(at int)) bool {
+	if bannerAlways {
+		return false
+	}
+	for _, k := range shortKeys {
+		for at := 0; ; {
+			i := strings.Index(text[at:], k)
+			if i < 0 {
+				break
+			}
+			hit(at + i)
+			at += i + 1
+		}
+	}
+	return true
 }
 
 func containsAllFold(s string, lits []string) bool {
@@ -162,8 +210,8 @@ func gramScore(w string) int {
 		switch {
 		case c == ' ':
 			n++
-		case strings.IndexByte(":.,/=[]()'\"-\r", w[i]) >= 0:
-			n += 2 // log lines are full of these ("INFO:     ", "[rank 0]", "k=v, ")
+		case strings.IndexByte(":.,/=[]()'\"-_\r", w[i]) >= 0:
+			n += 2 // log lines are full of these ("INFO:     ", "[rank 0]", "k=v, ", "launch_slot_")
 		case c < 'a' || c > 'z':
 			n += 10
 		case strings.IndexByte("etaoinsr", c) >= 0:

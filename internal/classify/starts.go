@@ -53,8 +53,13 @@ var starts = map[string]*Starts{
 		Banners: []Banner{
 			// entrypoints/engine.py: the ServerArgs repr up to 0.5.x, its
 			// resolved dict (server_args={'model_path': ...}) since.
-			{Re: newLazyRegexp(`^server_args=(ServerArgs\(|\{')`)},
-			{Re: newLazyRegexp(`launch_server' is still supported`), Lead: true},
+			// (Two banners: each literal long enough for the banner
+			// filter's windows to be rare ones.)
+			{Re: newLazyRegexp(`^server_args=ServerArgs\(`)},
+			{Re: newLazyRegexp(`^server_args=\{'`)},
+			// launch_server.py: "UserWarning: 'python -m
+			// sglang.launch_server' is still supported, but ...".
+			{Re: newLazyRegexp(`sglang\.launch_server' is still supported`), Lead: true},
 		},
 		OneBanner: true,
 	},
@@ -71,7 +76,9 @@ var starts = map[string]*Starts{
 	},
 	"llamacpp": {
 		Banners: []Banner{
-			{Re: newLazyRegexp(`^ggml_cuda_init:|^ggml_vulkan: Found \d+ Vulkan devices|^load_backend:|^build: \d+|^main: build`)},
+			// (Builds before 2024 print "main: build = 1234 (commit)":
+			// llama_print_build_info's "%s: build = %d (%s)".)
+			{Re: newLazyRegexp(`^ggml_cuda_init:|^ggml_vulkan: Found \d+ Vulkan devices|^load_backend:|^build: \d+|^main: build = \d`)},
 			// Builds since mid-2026 open with common_params_print_info
 			// (common/arg.cpp, build 10587): "build N (commit)" at -lv 4,
 			// otherwise the verbosity line is the first.

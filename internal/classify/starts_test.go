@@ -49,13 +49,39 @@ func TestBannerClauses(t *testing.T) {
 		{Exact: []string{"[TRT-LLM]", "Starting"}},
 		{Folded: []string{"orrt-llm ver"}},
 		{Exact: []string{"common_params_print_info: "}},
+		{Exact: []string{"server_args=ServerArgs("}},
+		{Exact: []string{"server_args={'"}},
+		{Exact: []string{"sglang.launch_server' is still supported"}},
+		{Exact: []string{"main: build = "}},
 	} {
 		if !has(want) {
 			t.Errorf("no clause %+v in %+v", want, clauses)
 		}
 	}
-	if len(clauses) != 15 {
-		t.Errorf("%d clauses, want one per alternative (15)", len(clauses))
+	if len(clauses) != 16 {
+		t.Errorf("%d clauses, want one per alternative (16)", len(clauses))
+	}
+}
+
+// TestBannerFilterWindows: the clauses that go through the banner filter's
+// windows have literals of 12 bytes or more, so that it looks at every
+// 7th window of a line (a shorter literal is looked for on its own); and
+// no literal's windows are among the commonest of a serving log's lines.
+func TestBannerFilterWindows(t *testing.T) {
+	if bannerAlways {
+		t.Fatal("the banner filter passes every line")
+	}
+	if bannerGrams.step < 7 {
+		t.Errorf("the banner filter looks at every %dth window, want every 7th or fewer", bannerGrams.step)
+	}
+	for _, l := range []string{
+		"slot launch_slot_: id  0 | task 1205 | processing task",
+		"srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+		`2026-05-21T15:53:30.200000Z  INFO chat_completions{total_time="1.20s"}: text_generation_router::server: router/src/server.rs:40000: Success`,
+	} {
+		if m, _ := bannerGrams.scanSpecial(l); m != 0 {
+			t.Errorf("the banner filter's windows pass %q (mask %x)", l, m)
+		}
 	}
 }
 

@@ -52,6 +52,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 	"unsafe"
@@ -141,7 +142,7 @@ const (
 type meta struct {
 	stamp  int64 // Unix ns, 0 when unstamped
 	banner string
-	flags  uint8
+	flags  uint16
 }
 
 const (
@@ -153,11 +154,15 @@ const (
 	fDied                // the error line that ends a start-up crash block
 	fRestart             // a new process: a relative clock dropped back near zero
 	fLoose               // a possible run start: lines without the relative clock just before it restarts
+	fShort               // the line holds a short banner literal (markShortBanners)
 )
 
 // chunk is one read's worth of lines on its way through the pipeline.
 type chunk struct {
-	buf   []byte
+	buf []byte
+	// n is how much of buf was read, base the input's offset of buf[0].
+	n     int
+	base  int64
 	lines []logline.Span
 	meta  []meta
 	// first is the first possible run start in the chunk, or -1.
@@ -256,6 +261,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 	sp := logline.NewCutter()
 	size := firstChunkSize
+	var base int64
 	for {
 		c := <-free
 		if c.buf == nil {
@@ -273,6 +279,8 @@ func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
 			c.buf, size = big, chunkSize
 		}
 		c.lines = c.lines[:0]
+		c.n, c.base = n, base
+		base += int64(n)
 		if n > 0 {
 			c.lines = sp.Split(unsafe.String(&c.buf[0], n), c.lines)
 		}
@@ -484,6 +492,8 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 		c.meta = make([]meta, len(c.lines))
 	}
 	c.meta = c.meta[:len(c.lines)]
+	clear(c.meta)
+	c.markShortBanners()
 	// A relative clock (llama.cpp's "0.00.213.525 I ") that drops back
 	// near zero is a new process. (A drop right at a chunk's start is not
 	// seen: the previous chunk's clock is not known here.)
@@ -495,7 +505,6 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 	loose := -1 // the first unclocked line since the last clocked one
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
-		*m = meta{}
 		if t, ok := classify.ClockOf(l.Text); ok {
 			if ticking && classify.ClockRestarts(clock, t) {
 				m.flags |= fRestart | fStart
@@ -511,7 +520,7 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 			// A bar's state between its first and its last: no banner (half
 			// of a dense log's lines are such redraws).
 			m.flags |= fSkip
-		} else if classify.MayBeBanner(l.Text) {
+		} else if m.flags&fShort != 0 && classify.MayBeBanner(l.Text) || m.flags&fShort == 0 && classify.MayBeLongBanner(l.Text) {
 			if msg := classify.ParseFast(l.Text).Msg; memo.BannerServer(msg) != "" {
 				m.flags |= fBanner
 				m.banner = msg
@@ -542,6 +551,37 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 				c.meta[s].flags |= fCrash
 				c.meta[s].banner = c.lines[crash].Text
 			}
+		}
+	}
+}
+
+// markShortBanners marks (fShort) the lines that hold a literal of the
+// banner clauses too short for the banner filter's windows, looked for in
+// the whole chunk at once; the other lines need only the windows
+// (classify.MayBeLongBanner). A line begun in the chunk before is
+// marked: its text is a copy, not in the buffer.
+func (c *chunk) markShortBanners() {
+	if len(c.lines) == 0 {
+		return
+	}
+	if c.lines[0].Off < c.base {
+		c.meta[0].flags |= fShort
+	}
+	text := ""
+	if c.n > 0 {
+		text = unsafe.String(&c.buf[0], c.n)
+	}
+	ok := classify.ShortBannerHits(text, func(at int) {
+		pos := c.base + int64(at)
+		// The last line that starts at or before pos.
+		i := sort.Search(len(c.lines), func(k int) bool { return c.lines[k].Off > pos }) - 1
+		if i >= 0 && pos < c.lines[i].Off+int64(len(c.lines[i].Text)) {
+			c.meta[i].flags |= fShort
+		}
+	})
+	if !ok {
+		for i := range c.meta {
+			c.meta[i].flags |= fShort
 		}
 	}
 }
