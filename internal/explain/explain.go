@@ -140,7 +140,7 @@ const (
 
 // meta is what a worker learns about a line before judging.
 type meta struct {
-	stamp  int64 // Unix ns, 0 when unstamped
+	stamp  int64 // Unix ns, 0 when unstamped (once fStamped)
 	banner string
 	flags  uint16
 }
@@ -155,6 +155,7 @@ const (
 	fRestart             // a new process: a relative clock dropped back near zero
 	fLoose               // a possible run start: lines without the relative clock just before it restarts
 	fShort               // the line holds a short banner literal (markShortBanners)
+	fClock               // the line carries a relative clock, in stamp until fStamped
 )
 
 // chunk is one read's worth of lines on its way through the pipeline.
@@ -391,12 +392,11 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, own *owned, from, to int, st 
 func (c *chunk) stamp(i int, sp *stamp.Reader) int64 {
 	m := &c.meta[i]
 	if m.flags&fStamped == 0 {
-		m.stamp = sp.Of(c.lines[i].Text)
-		if m.stamp == 0 {
-			if d, ok := classify.ClockOf(c.lines[i].Text); ok {
-				m.stamp = relStamp(d)
-			}
+		t := sp.Of(c.lines[i].Text)
+		if t == 0 && m.flags&fClock != 0 {
+			t = m.stamp // the clock learn read
 		}
+		m.stamp = t
 		m.flags |= fStamped
 	}
 	return m.stamp
@@ -506,6 +506,8 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 	for i := range c.lines {
 		l, m := &c.lines[i], &c.meta[i]
 		if t, ok := classify.ClockOf(l.Text); ok {
+			m.flags |= fClock
+			m.stamp = relStamp(t) // (until stamp reads a date, which comes first)
 			if ticking && classify.ClockRestarts(clock, t) {
 				m.flags |= fRestart | fStart
 				if loose >= 0 && i-loose <= preBannerMax {
