@@ -22,6 +22,9 @@ func TestParse(t *testing.T) {
 		{"vllm warning", "(APIServer pid=1) WARNING 05-19 10:00:01 [api_server.py:1] careful", "careful", "APIServer", "warning", "vllm"},
 		{"vllm ansi prefix", "\x1b[1;36m(EngineCore pid=7)\x1b[0;0m ERROR 05-19 10:00:01 [core.py:866] EngineCore failed to start.", "EngineCore failed to start.", "EngineCore", "error", "vllm"},
 		{"vllm uvicorn", "(APIServer pid=9851) INFO:     Application startup complete.", "Application startup complete.", "APIServer", "info", ""},
+		// Users' logs of vLLM's failed workers (three in testdata).
+		{"vllm header a space further", "(VllmWorker rank=2 pid=9320)  ERROR 05-17 22:39:50 [multiproc_executor.py:487] WorkerProc failed to start.", "WorkerProc failed to start.", "VllmWorker rank=2", "error", "vllm"},
+		{"vllm frame under a tag keeps indent", "(VllmWorker rank=2 pid=9320)   File \"x.py\", line 1", "  File \"x.py\", line 1", "VllmWorker rank=2", "", ""},
 		{"vllm traceback frame keeps indent", "(EngineCore pid=7) ERROR 05-19 10:00:01 [core.py:866]   File \"x.py\", line 1", "  File \"x.py\", line 1", "EngineCore", "error", "vllm"},
 		{"trtllm rank", "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [E] Failed", "Failed", "MPI_Rank 1", "error", "trtllm"},
 		// 1.x (TensorRT-LLM#9554 and most users' logs since 2025).

@@ -79,6 +79,10 @@ func Parse(line string) Parsed {
 			msg = msg[len(m[0]):]
 		}
 	}
+	// A header a space further than the tag's is still one.
+	if t := strings.TrimLeft(msg, " "); p.Source != "" && t != msg && vllmHeaderRe.MatchString(t) {
+		msg = t
+	}
 	switch {
 	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||
 		strings.HasPrefix(msg, "DEBUG") || strings.HasPrefix(msg, "CRITICAL"):

@@ -56,6 +56,17 @@ func ParseFast(line string) Parsed {
 		p.Source = src
 		msg = msg[n:]
 	}
+	if p.Source != "" && strings.HasPrefix(msg, " ") {
+		// Users' logs show an ERROR line's header a space further than
+		// the tag's own ("(VllmWorker rank=2 pid=9320)  ERROR 05-17
+		// ..."): the header still is one. (Other spaces there indent a
+		// traceback's frame and stay.)
+		if t := strings.TrimLeft(msg, " "); len(t) > 0 && t[0] >= 'C' && t[0] <= 'W' {
+			if _, _, _, ok := cutVLLMHeader(t); ok {
+				msg = t
+			}
+		}
+	}
 	switch {
 	case strings.HasPrefix(msg, "INFO") || strings.HasPrefix(msg, "WARNING") || strings.HasPrefix(msg, "ERROR") ||
 		strings.HasPrefix(msg, "DEBUG") || strings.HasPrefix(msg, "CRITICAL"):
