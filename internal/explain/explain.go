@@ -140,8 +140,12 @@ const (
 
 // meta is what a worker learns about a line before judging.
 type meta struct {
-	stamp  int64 // Unix ns, 0 when unstamped (once fStamped)
-	banner string
+	stamp int64 // Unix ns, 0 when unstamped (once fStamped)
+	// banner is 1 + the index in the chunk's banners of the line's banner
+	// (a start banner's message, or the error line of a crash block that
+	// starts at the line), 0 for none: a meta is 16 bytes, and a chunk
+	// has one per line.
+	banner int32
 	flags  uint16
 }
 
@@ -166,6 +170,8 @@ type chunk struct {
 	base  int64
 	lines []logline.Span
 	meta  []meta
+	// banners holds the texts meta.banner points at.
+	banners []string
 	// first is the first possible run start in the chunk, or -1.
 	first int
 	// runs finished inside the chunk and the run open at its end, judged
@@ -377,7 +383,7 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, own *owned, from, to int, st 
 			st.stale = true
 			continue
 		}
-		st.feed(&c.lines[i], &c.meta[i], c.stamp(i, sp))
+		st.feed(&c.lines[i], &c.meta[i], c.bannerOf(i), c.stamp(i, sp))
 	}
 	if st != nil {
 		c.keepTail(st, seg, to, sp)
@@ -442,7 +448,7 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 		// start: a fatal line said so.
 		return false
 	}
-	if m.flags&fCrash != 0 && st.acceptsCrash(m.banner, c.t0(i, sp)) {
+	if m.flags&fCrash != 0 && st.acceptsCrash(c.bannerOf(i), c.t0(i, sp)) {
 		return true
 	}
 	if m.flags&fStart != 0 && m.flags&fCrash == 0 && st.acceptsBanner(c.bannerAt(i)) {
@@ -464,11 +470,25 @@ func (c *chunk) relativeFrom(i int, end int64, sp *stamp.Reader) bool {
 	return t != 0 && t < relLimit && t >= end
 }
 
+// keepBanner keeps a banner text for a line's meta.
+func (c *chunk) keepBanner(s string) int32 {
+	c.banners = append(c.banners, s)
+	return int32(len(c.banners))
+}
+
+// bannerOf is line i's banner text ("" for none).
+func (c *chunk) bannerOf(i int) string {
+	if b := c.meta[i].banner; b > 0 {
+		return c.banners[b-1]
+	}
+	return ""
+}
+
 // bannerAt is the banner of the block that starts at line i.
 func (c *chunk) bannerAt(i int) string {
 	for k := i; k < len(c.meta) && k <= i+preBannerMax; k++ {
 		if c.meta[k].flags&fBanner != 0 {
-			return c.meta[k].banner
+			return c.bannerOf(k)
 		}
 	}
 	return ""
@@ -493,6 +513,7 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 	}
 	c.meta = c.meta[:len(c.lines)]
 	clear(c.meta)
+	c.banners = c.banners[:0]
 	c.markShortBanners()
 	// A relative clock (llama.cpp's "0.00.213.525 I ") that drops back
 	// near zero is a new process. (A drop right at a chunk's start is not
@@ -525,7 +546,7 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 		} else if m.flags&fShort != 0 && classify.MayBeBanner(l.Text) || m.flags&fShort == 0 && classify.MayBeLongBanner(l.Text) {
 			if msg := classify.ParseFast(l.Text).Msg; memo.BannerServer(msg) != "" {
 				m.flags |= fBanner
-				m.banner = msg
+				m.banner = c.keepBanner(msg)
 			}
 		}
 	}
@@ -551,7 +572,7 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 			c.meta[s].flags |= fStart
 			if crash >= 0 && c.meta[s].flags&fBanner == 0 {
 				c.meta[s].flags |= fCrash
-				c.meta[s].banner = c.lines[crash].Text
+				c.meta[s].banner = c.keepBanner(c.lines[crash].Text)
 			}
 		}
 	}

@@ -130,8 +130,9 @@ func (st *runState) stampAt(t int64) {
 	st.t = t
 }
 
-// feed judges one line stamped at t (0: unstamped).
-func (st *runState) feed(l *logline.Span, m *meta, t int64) {
+// feed judges one line stamped at t (0: unstamped); banner is its
+// banner's text (meta.banner).
+func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 	st.last = l.No
 	if t != 0 {
 		st.stampAt(t)
@@ -146,7 +147,7 @@ func (st *runState) feed(l *logline.Span, m *meta, t int64) {
 		return
 	}
 	if m.flags&fBanner != 0 && len(st.banners) < 4 {
-		st.banners = append(st.banners, st.text.clone(m.banner))
+		st.banners = append(st.banners, st.text.clone(banner))
 	}
 	// The line's text lives in a read buffer that is reused: whatever
 	// keeps it (the judge, the evidence ring) gets a copy.
