@@ -15,19 +15,21 @@ func Strip(s string) string {
 	if i < 0 {
 		return s
 	}
-	b := make([]byte, 0, len(s))
+	// A Builder hands its buffer over as the string: one copy, not two.
+	var b strings.Builder
+	b.Grow(len(s))
 	for i >= 0 {
 		if n := seqLen(s[i:]); n > 0 {
-			b = append(b, s[:i]...)
+			b.WriteString(s[:i])
 			s = s[i+n:]
 		} else {
-			b = append(b, s[:i+1]...)
+			b.WriteString(s[:i+1])
 			s = s[i+1:]
 		}
 		i = strings.IndexByte(s, 0x1b)
 	}
-	b = append(b, s...)
-	return string(b)
+	b.WriteString(s)
+	return b.String()
 }
 
 // seqLen is the length of the sequence the escape at s[0] starts, or 0.
