@@ -8,6 +8,7 @@ package life
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"vigil/internal/classify"
@@ -94,19 +95,21 @@ var Rules = []Rule{
 // ("srv    operator(): cleaning up before exit..."), uvicorn's end (vLLM,
 // SGLang, TensorRT-LLM), TGI's router (router/src/server.rs). Offline, a
 // run whose life after ready says so was stopped, not still serving.
-var shutdowns = litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown")
+var shutdowns = sync.OnceValue(func() *litset.Set {
+	return litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown")
+})
 
 // ruleLits holds every rule's literals; ruleMasks[i] has the bits of
 // Rules[i]'s. A line is searched for all of them in one pass: explain
 // reads the last lines of every ready run through these rules, and one
-// search per literal was most of that.
-var ruleLits, ruleMasks = func() (*litset.Set, []uint64) {
+// search per literal was most of that. Built on first use, as shutdowns.
+var ruleLits = sync.OnceValues(func() (*litset.Set, []uint64) {
 	groups := make([][]string, len(Rules))
 	for i, r := range Rules {
 		groups[i] = r.lits
 	}
 	return litset.NewGroups(groups...)
-}()
+})
 
 // maxEvidence bounds the lines kept as evidence.
 const maxEvidence = 12
@@ -160,10 +163,11 @@ func New(cfg Config) *Judge {
 
 // Line judges one log line; it returns a remark for the person, if any.
 func (lj *Judge) Line(text string, now time.Time) string {
-	found := ruleLits.Scan(text)
+	lits, masks := ruleLits()
+	found := lits.Scan(text)
 	for i := range Rules {
 		r := &Rules[i]
-		if found&ruleMasks[i] == 0 || !r.re.Get().MatchString(text) {
+		if found&masks[i] == 0 || !r.re.Get().MatchString(text) {
 			continue
 		}
 		lj.keepAt(text, now)
@@ -179,7 +183,7 @@ func (lj *Judge) Line(text string, now time.Time) string {
 		}
 		return ""
 	}
-	if lj.stopAt.IsZero() && lj.alarm.IsZero() && lj.cause == "" && shutdowns.Scan(text) != 0 &&
+	if lj.stopAt.IsZero() && lj.alarm.IsZero() && lj.cause == "" && shutdowns().Scan(text) != 0 &&
 		!strings.HasPrefix(classify.ParseFast(text).Source, "port ") {
 		// (Not a model server that llama-server's router stopped: the
 		// router goes on.)

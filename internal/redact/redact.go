@@ -11,10 +11,11 @@ package redact
 import (
 	"io"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"vigil/internal/lazyre"
 )
 
 // Mask replaces every secret.
@@ -167,11 +168,11 @@ func URL(raw string) string {
 // The shapes found in free text besides named secrets (see maskNamed).
 var (
 	// scheme://user:pass@host
-	userinfoRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@`)
+	userinfoRe = lazyre.New(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]+@`)
 	// Authorization: Bearer X, Authorization: Basic X, Bearer X.
-	authRe = regexp.MustCompile(`(?i)((?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?|bearer\s+)([^\s"',)}\]]+)`)
+	authRe = lazyre.New(`(?i)((?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?|bearer\s+)([^\s"',)}\]]+)`)
 	// hf_xxx (Hugging Face), sk-xxx (OpenAI-style), gh[pousr]_xxx, xox[bp]-.
-	tokenRe = regexp.MustCompile(`\b(hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{6,}|gh[pousr]_[A-Za-z0-9]{16,}|xox[abpr]-[A-Za-z0-9-]{8,})`)
+	tokenRe = lazyre.New(`\b(hf_[A-Za-z0-9]{8,}|sk-[A-Za-z0-9_-]{6,}|gh[pousr]_[A-Za-z0-9]{16,}|xox[abpr]-[A-Za-z0-9-]{8,})`)
 )
 
 // String removes secrets from free text: named secrets (--api-key V,
@@ -184,11 +185,11 @@ func String(s string) string {
 		return s
 	}
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
-		s = userinfoRe.ReplaceAllString(s, "${1}"+Mask+"@")
+		s = userinfoRe.Get().ReplaceAllString(s, "${1}"+Mask+"@")
 	}
 	if containsFold(s, "auth") || containsFold(s, "bearer") {
-		s = authRe.ReplaceAllStringFunc(s, func(m string) string {
-			sub := authRe.FindStringSubmatch(m)
+		s = authRe.Get().ReplaceAllStringFunc(s, func(m string) string {
+			sub := authRe.Get().FindStringSubmatch(m)
 			if sub[2] == Mask {
 				return m
 			}
@@ -197,7 +198,7 @@ func String(s string) string {
 	}
 	s = maskNamed(s)
 	if strings.Contains(s, "hf_") || strings.Contains(s, "sk-") || strings.Contains(s, "gh") || strings.Contains(s, "xox") {
-		s = tokenRe.ReplaceAllString(s, Mask)
+		s = tokenRe.Get().ReplaceAllString(s, Mask)
 	}
 	return s
 }

@@ -51,6 +51,7 @@ func TestParseLiteralPrefilter(t *testing.T) {
 		}
 		return nil, false
 	}
+	recogniserLits() // sets the masks
 	for _, r := range recognisers {
 		if r.mask == 0 {
 			t.Errorf("recogniser %q has no literal: the prefilter never lets a line through", r.name)

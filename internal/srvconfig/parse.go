@@ -2,6 +2,7 @@ package srvconfig
 
 import (
 	"strings"
+	"sync"
 
 	"vigil/internal/ansi"
 	"vigil/internal/lazyre"
@@ -23,7 +24,7 @@ func Parse(kind, msg string) (Config, bool) {
 	if msg == "" {
 		return nil, false
 	}
-	found := recogniserLits.Scan(msg)
+	found := recogniserLits().Scan(msg)
 	for _, r := range recognisers {
 		if r.kinds != nil && !kindIn(kind, r.kinds) {
 			continue
@@ -56,8 +57,10 @@ type recogniser struct {
 	mask uint64
 }
 
-// recogniserLits finds the recognisers' literals in a line.
-var recogniserLits = func() *litset.Set {
+// recogniserLits finds the recognisers' literals in a line. It is built,
+// and the recognisers' masks set, on first use: a command that reads no
+// configuration does not pay for it at start.
+var recogniserLits = sync.OnceValue(func() *litset.Set {
 	var lits []string
 	ids := map[string]int{}
 	bit := func(l string) uint64 {
@@ -78,7 +81,7 @@ var recogniserLits = func() *litset.Set {
 		}
 	}
 	return litset.New(lits...)
-}()
+})
 
 // recognisers are tried in order; the first that matches a line wins.
 var recognisers = []recogniser{
