@@ -37,11 +37,11 @@
 //
 // # Speed and memory
 //
-// The input is read in chunks and never held whole: one goroutine splits
-// chunks into lines without copying them, workers judge the runs that
-// start inside each chunk in parallel (guessing that a chunk's first
-// banner starts a new run), and one goroutine stitches chunks together in
-// order: it finishes the run left open by the previous chunk with the
+// The input is read in chunks and never held whole: workers take turns
+// reading the next chunk and splitting it into lines without copying them,
+// then judge the runs that start inside it in parallel (guessing that a
+// chunk's first banner starts a new run), and one goroutine stitches
+// chunks together in order: it finishes the run left open by the previous chunk with the
 // lines before the guessed start, checks the guess, and when it was wrong
 // (rare: a banner inside an early run right at a chunk start) judges the
 // rest of the chunk again itself. A few chunks are in flight at a time.
@@ -123,7 +123,8 @@ var firstChunkSize = 64 << 10
 
 const (
 	chunkSize = 1 << 20
-	// inFlight bounds the chunks read but not yet stitched.
+	// inFlight bounds the chunks read but not yet stitched (or, with
+	// more workers than that, one per worker).
 	inFlight = 4
 	// preBannerMax is how many platform lines may precede a banner.
 	preBannerMax = 8
@@ -179,6 +180,9 @@ type chunk struct {
 	runs []*Run
 	open *runState
 	done chan struct{}
+	// free is the worker's that owns the chunk: its buffers are used on
+	// one core.
+	free chan *chunk
 }
 
 // Read judges the log r and calls emit for each run, in order, from one
@@ -200,32 +204,33 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 
-	work := make(chan *chunk, inFlight)
+	// Each worker reads the next chunk itself, in turn, and judges it:
+	// the chunk's bytes and lines are then written and read on one core.
+	// A reader goroutine handing chunks to the workers made every line
+	// cross from one core's cache to the other's (a fifth of a large
+	// log's time on two cores). order takes the chunks in input order
+	// for the stitcher; each worker owns inFlight/workers chunks, which
+	// the stitcher hands back to it when done with them.
 	order := make(chan *chunk, inFlight)
-	// free holds the chunks done with, whose buffers are read into again;
-	// at most inFlight chunks exist.
-	free := make(chan *chunk, inFlight)
-	for range inFlight {
-		free <- &chunk{}
-	}
-	var readErr error
-	// The reader and the workers end once the input does; Read returns
-	// only after all of them.
+	in := &input{r: r, size: firstChunkSize, order: order}
+	perWorker := max(1, inFlight/workers)
+	// The workers end once the input does; Read returns only after all
+	// of them.
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() {
-		defer close(work)
-		defer close(order)
-		readErr = readChunks(r, free, func(c *chunk) {
-			work <- c
-			order <- c
-		})
-	})
 	for range workers {
+		free := make(chan *chunk, perWorker)
+		for range perWorker {
+			free <- &chunk{free: free}
+		}
 		wg.Go(func() {
 			st := stamp.NewReader(o.Loc, o.Now)
 			own := newOwn()
-			for c := range work {
+			for {
+				c := <-free
+				if !in.next(c) {
+					return
+				}
 				c.judge(&o, st, own)
 			}
 		})
@@ -251,65 +256,86 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 		<-c.done
 		open = c.stitch(&o, sp, own, open, out)
 		c.runs, c.open = nil, nil
-		free <- c
+		c.free <- c
 	}
 	if open != nil {
 		open.use(own)
 		open.atLogEnd = true
 		out(open.finish())
 	}
-	return readErr
+	return in.err
 }
 
-// readChunks reads r in chunks, splits them into lines and hands each
-// chunk with lines to send. It takes chunks to fill from free and reuses
-// their buffers: lines point into the buffer, so nothing may keep a line's
-// text once its chunk is done (what is kept is cloned).
-func readChunks(r io.Reader, free chan *chunk, send func(*chunk)) error {
-	sp := logline.NewCutter()
-	size := firstChunkSize
-	var base int64
-	for {
-		c := <-free
+// input is the log being read: the workers take turns reading the next
+// chunk of it, so that chunks are read and cut in order.
+type input struct {
+	mu    sync.Mutex
+	r     io.Reader
+	sp    *logline.Cutter
+	size  int   // the next chunk's buffer size
+	base  int64 // the offset of the next chunk
+	ended bool
+	err   error // a read error, once ended
+	order chan<- *chunk
+}
+
+// next reads the next chunk with lines into c, splits it into lines and
+// hands it to the stitcher (order); it reports false once the input has
+// ended. Lines point into c's buffer, which is read into again once the
+// chunk is free, so nothing may keep a line's text once its chunk is done
+// (what is kept is cloned).
+func (in *input) next(c *chunk) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.sp == nil {
+		in.sp = logline.NewCutter()
+	}
+	for !in.ended {
 		if c.buf == nil {
-			c.buf = make([]byte, size)
+			c.buf = make([]byte, in.size)
 		}
-		n, err := io.ReadFull(r, c.buf)
+		n, err := io.ReadFull(in.r, c.buf)
 		if err == nil && len(c.buf) < chunkSize {
 			// The input outgrew the small first buffer: read on into a
 			// whole chunk, so that chunks end where they always do.
 			big := make([]byte, chunkSize)
 			copy(big, c.buf[:n])
 			var more int
-			more, err = io.ReadFull(r, big[n:])
+			more, err = io.ReadFull(in.r, big[n:])
 			n += more
-			c.buf, size = big, chunkSize
+			c.buf, in.size = big, chunkSize
 		}
 		c.lines = c.lines[:0]
-		c.n, c.base = n, base
-		base += int64(n)
+		c.n, c.base = n, in.base
+		in.base += int64(n)
 		if n > 0 {
-			c.lines = sp.Split(unsafe.String(&c.buf[0], n), c.lines)
+			c.lines = in.sp.Split(unsafe.String(&c.buf[0], n), c.lines)
 		}
-		done := err != nil
-		if done {
-			c.lines = sp.Flush(c.lines)
+		if err != nil {
+			c.lines = in.sp.Flush(c.lines)
+			in.ended = true
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				in.err = fmt.Errorf("read log: %w", err)
+			}
 		}
 		if len(c.lines) > 0 {
 			c.done = make(chan struct{})
-			send(c)
+			in.order <- c
+			in.closeOrder()
+			return true
 		}
-		if done {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil
-			}
-			return fmt.Errorf("read log: %w", err)
-		}
-		if len(c.lines) == 0 {
-			// A chunk inside one long line: nothing to send, and the
-			// splitter kept what it needs; the chunk is free again.
-			free <- c
-		}
+		// A chunk inside one long line: nothing to send, and the
+		// splitter kept what it needs; the chunk is read into again.
+	}
+	in.closeOrder()
+	return false
+}
+
+// closeOrder tells the stitcher, once, that no chunk follows.
+func (in *input) closeOrder() {
+	if in.ended && in.order != nil {
+		close(in.order)
+		in.order = nil
 	}
 }
 

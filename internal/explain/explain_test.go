@@ -920,4 +920,25 @@ func TestSmallFirstBuffer(t *testing.T) {
 	}
 }
 
+// TestWorkerCounts: the workers take turns reading chunks, each with its
+// own few buffers; one worker, as many as the chunks in flight and more
+// than that give the runs one worker does, on a log of several chunks.
+func TestWorkerCounts(t *testing.T) {
+	var one bytes.Buffer
+	for _, file := range scenarioFiles(t) {
+		_, log := render(t, file)
+		one.Write(log)
+	}
+	log := bytes.Repeat(one.Bytes(), 3*chunkSize/one.Len()+1)
+	want := readAll(t, bytes.NewReader(log), Options{Workers: 1})
+	if len(want) < 2 {
+		t.Fatalf("%d runs in %d bytes: the test needs several", len(want), len(log))
+	}
+	for _, workers := range []int{2, 3, inFlight, inFlight + 3} {
+		if got := readAll(t, bytes.NewReader(log), Options{Workers: workers}); !reflect.DeepEqual(got, want) {
+			t.Errorf("%d workers: the runs differ from one worker's", workers)
+		}
+	}
+}
+
 const llamaQuickFailThenReady = "0.00.003.815 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)\n0.00.004.084 W srv  llama_server: -----------------\n0.00.004.090 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set\n0.00.004.090 W srv  llama_server: this can be a security risk (cross-origin attacks)\n0.00.004.090 W srv  llama_server: more info: https://github.com/ggml-org/llama.cpp/pull/25655\n0.00.004.091 W srv  llama_server: -----------------\n0.00.005.602 I srv    load_model: loading model '/models/missing.gguf'\n0.00.006.033 E gguf_init_from_file: failed to open GGUF file '/models/missing.gguf' (No such file or directory)\n0.00.006.251 E llama_model_load: error loading model: llama_model_loader: failed to load model from /models/missing.gguf\n0.00.006.278 E llama_model_load_from_file_impl: failed to load model\n0.00.006.323 E common_fit_params: encountered an error while trying to fit params to free device memory: failed to load model\n0.00.006.343 E gguf_init_from_file: failed to open GGUF file '/models/missing.gguf' (No such file or directory)\n0.00.006.372 E llama_model_load: error loading model: llama_model_loader: failed to load model from /models/missing.gguf\n0.00.006.373 E llama_model_load_from_file_impl: failed to load model\n0.00.006.377 E cmn  common_init_: failed to load model '/models/missing.gguf'\n0.00.006.381 E srv    load_model: failed to load model, '/models/missing.gguf'\n0.00.006.384 I srv    operator(): operator(): cleaning up before exit...\n0.00.007.570 E srv  llama_server: exiting due to model loading error\n0.00.015.748 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)\n0.00.016.005 W srv  llama_server: -----------------\n0.00.016.006 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set\n0.00.016.006 W srv  llama_server: this can be a security risk (cross-origin attacks)\n0.00.016.006 W srv  llama_server: more info: https://github.com/ggml-org/llama.cpp/pull/25655\n0.00.016.007 W srv  llama_server: -----------------\n0.00.017.883 I srv    load_model: loading model '/models/tiny.gguf'\n0.00.177.556 I cmn          init: llama threadpool init, n_threads = 2\n0.00.180.201 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 2048, kv_unified = 'true'\n0.00.183.730 I srv  llama_server: model loaded\n0.00.183.758 I srv  llama_server: listening on http://127.0.0.1:18779\n"
