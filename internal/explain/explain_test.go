@@ -895,17 +895,24 @@ func TestUnclockedLinesBeforeARestart(t *testing.T) {
 	}
 }
 
+// allScenarios is every scenario rendered as a log, one after another.
+func allScenarios(t *testing.T) []byte {
+	t.Helper()
+	var all bytes.Buffer
+	for _, file := range scenarioFiles(t) {
+		_, log := render(t, file)
+		all.Write(log)
+	}
+	return all.Bytes()
+}
+
 // TestSmallFirstBuffer: the small first buffer changes nothing, on a log
 // shorter than one chunk and on one of several chunks.
 func TestSmallFirstBuffer(t *testing.T) {
-	var one bytes.Buffer
-	for _, file := range scenarioFiles(t) {
-		_, log := render(t, file)
-		one.Write(log)
-	}
-	several := bytes.Repeat(one.Bytes(), 2*chunkSize/one.Len()+1)
+	one := allScenarios(t)
+	several := bytes.Repeat(one, 2*chunkSize/len(one)+1)
 	defer func(n int) { firstChunkSize = n }(firstChunkSize)
-	for _, log := range [][]byte{one.Bytes(), several} {
+	for _, log := range [][]byte{one, several} {
 		firstChunkSize = chunkSize
 		want := readAll(t, bytes.NewReader(log), Options{})
 		if len(want) < 2 {
@@ -924,12 +931,8 @@ func TestSmallFirstBuffer(t *testing.T) {
 // own few buffers; one worker, as many as the chunks in flight and more
 // than that give the runs one worker does, on a log of several chunks.
 func TestWorkerCounts(t *testing.T) {
-	var one bytes.Buffer
-	for _, file := range scenarioFiles(t) {
-		_, log := render(t, file)
-		one.Write(log)
-	}
-	log := bytes.Repeat(one.Bytes(), 3*chunkSize/one.Len()+1)
+	one := allScenarios(t)
+	log := bytes.Repeat(one, 3*chunkSize/len(one)+1)
 	want := readAll(t, bytes.NewReader(log), Options{Workers: 1})
 	if len(want) < 2 {
 		t.Fatalf("%d runs in %d bytes: the test needs several", len(want), len(log))
