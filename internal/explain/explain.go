@@ -41,10 +41,11 @@
 // reading the next chunk and splitting it into lines without copying them,
 // then judge the runs that start inside it in parallel (guessing that a
 // chunk's first banner starts a new run), and one goroutine stitches
-// chunks together in order: it finishes the run left open by the previous chunk with the
-// lines before the guessed start, checks the guess, and when it was wrong
-// (rare: a banner inside an early run right at a chunk start) judges the
-// rest of the chunk again itself. A few chunks are in flight at a time.
+// chunks together in order: it finishes the run left open by the previous
+// chunk with the lines before the guessed start, checks the guess, and
+// when it was wrong (rare: a banner inside an early run right at a chunk
+// start) judges the rest of the chunk again itself. A few chunks are in
+// flight at a time.
 package explain
 
 import (
@@ -212,7 +213,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	// for the stitcher; each worker owns inFlight/workers chunks, which
 	// the stitcher hands back to it when done with them.
 	order := make(chan *chunk, inFlight)
-	in := &input{r: r, size: firstChunkSize, order: order}
+	in := &input{r: r, sp: logline.NewCutter(), size: firstChunkSize, order: order}
 	perWorker := max(1, inFlight/workers)
 	// The workers end once the input does; Read returns only after all
 	// of them.
@@ -287,9 +288,6 @@ type input struct {
 func (in *input) next(c *chunk) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.sp == nil {
-		in.sp = logline.NewCutter()
-	}
 	for !in.ended {
 		if c.buf == nil {
 			c.buf = make([]byte, in.size)
