@@ -46,6 +46,9 @@ type fakeHost struct {
 	// drop, when set, is called with each session's stdout line; when it
 	// returns true the connection breaks there.
 	drop func(line string) bool
+	// stdoutOnly makes a drop break only the session's stdout, its stdin
+	// left open: the session sees the loss in its stream alone.
+	stdoutOnly bool
 }
 
 func newFakeHost(t *testing.T) *fakeHost {
@@ -114,7 +117,9 @@ func (f *fakeHost) Run(ctx context.Context, c Command) error {
 		c.Stdout.Write(append(bytes.Clone(b), '\n'))
 		if f.drop(string(b)) {
 			dropped = true
-			inW.Close()
+			if !f.stdoutOnly {
+				inW.Close()
+			}
 			outR.Close()
 			f.mu.Lock()
 			f.master = false
@@ -132,8 +137,11 @@ func (f *fakeHost) Run(ctx context.Context, c Command) error {
 	if dropped {
 		// The wrapper dies of the broken pipe at its next write; ssh
 		// reports the loss at once.
-		_ = cmd.Process.Kill()
+		if !f.stdoutOnly {
+			_ = cmd.Process.Kill()
+		}
 		_ = cmd.Wait()
+		inW.Close()
 		io.WriteString(c.Stderr, "Connection to host closed by remote host.\n")
 		return codeErr(255)
 	}
@@ -528,6 +536,24 @@ func TestDroppedConnection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An attached session whose stream breaks while its stdin stays open (the
+// stdin reader never sees EOF) still stops its vigil: nobody reads it.
+func TestAttachedStreamBroken(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	f := newFakeHost(t)
+	f.drop = func(line string) bool { return strings.Contains(line, `"start"`) }
+	f.stdoutOnly = true
+	bin, _ := gate(t)
+	c := connect(t, f, bin)
+	res, err := c.Run(testCtx(t), Spec{Args: []string{"watch"}}, nil)
+	if !errors.Is(err, ErrDropped) {
+		t.Fatalf("err %v, want ErrDropped", err)
+	}
+	waitFor(t, "the attached vigil to stop", func() bool { return !alive(res.PID) })
 }
 
 func TestClassify255(t *testing.T) {

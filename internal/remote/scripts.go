@@ -71,7 +71,10 @@ const sessionScript = `exec 3<&0; m=$1; shift; s="${XDG_STATE_HOME:-$HOME/.local
 	`if [ "$m" = attached ]; then kill -TERM $g 2>/dev/null || pkill -TERM -P $p; fi) <&3 & r=$!; exec 3<&-; ` +
 	`case "$(tail --version 2>/dev/null)" in *GNU*) tail -n +1 -s 0.1 --pid=$p -f "$d/events";; ` +
 	`*) tail -n +1 -f "$d/events" & t=$!; while kill -0 $p 2>/dev/null; do sleep 1; done; sleep 2; kill $t;; esac; ` +
-	`if kill -0 $p 2>/dev/null; then kill $r 2>/dev/null; exit 254; fi; ` +
+	// The stream broke while vigil runs: the connection is gone. An
+	// attached vigil is stopped here too, before the stdin reader that would
+	// stop it is ended: tail may notice the drop before that reader does.
+	`if kill -0 $p 2>/dev/null; then if [ "$m" = attached ]; then kill -TERM $g 2>/dev/null || pkill -TERM -P $p; fi; kill $r 2>/dev/null; exit 254; fi; ` +
 	`cat "$d/stderr" >&2; c=$(cat "$d/rc" 2>/dev/null); echo "vigil-remote: end" >&2; ` +
 	// The files go only once the client says it has everything: after a
 	// drop nobody acknowledges, and they stay for reading.
