@@ -3,9 +3,7 @@ package cli
 import (
 	"context"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -146,25 +144,18 @@ func pickRenderer(env *Env, f *judgeFlags) render.Renderer {
 	return &render.Plain{W: env.IO.ErrOut, Pal: pal, Out: env.IO.Out, OutPal: outPal}
 }
 
-// terminalWidth reads the terminal's width at once and again after each
-// SIGWINCH; the live view asks before every redraw.
+// terminalWidth reads the terminal's width each time the live view asks,
+// before every redraw (ten a second at most). A width cached until the
+// SIGWINCH is handled would be stale in the moments after a resize, when
+// the terminal has already rewrapped the block and a busy machine has not
+// yet run the signal's goroutine: the block would be cleared by too few
+// rows and a copy of it left on screen.
 func terminalWidth(f *os.File) func() int {
-	read := func() int {
+	return func() int {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
 			return cols
 		}
 		return 0
-	}
-	winch := make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
-	cols := read()
-	return func() int {
-		select {
-		case <-winch:
-			cols = read()
-		default:
-		}
-		return cols
 	}
 }
 
