@@ -79,6 +79,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 				lines = nil
 				continue
 			}
+			s.takeNotes()
 			s.feed(b)
 			// Take whatever else is already queued before deciding, so a
 			// burst of lines is judged as a whole.
@@ -146,8 +147,26 @@ func (s *Session) drainLines(lines *<-chan []logline.Line) {
 				*lines = nil
 				return
 			}
+			s.takeNotes()
 			s.feed(b)
 			n += len(b)
+		default:
+			return
+		}
+	}
+}
+
+// takeNotes shows the notes already queued. A source queues its note (the
+// follower's "now names a new file") before the lines that follow it, so
+// they are shown before those lines are judged; left to the loop's select,
+// a batch that decides could be taken first and the note never shown.
+func (s *Session) takeNotes() {
+	for {
+		select {
+		case n := <-s.Notes:
+			if s.OnNote != nil {
+				s.OnNote(s.Now(), n)
+			}
 		default:
 			return
 		}

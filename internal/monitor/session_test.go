@@ -120,3 +120,33 @@ func TestFatalLineDecidedSoonAfter(t *testing.T) {
 		}
 	})
 }
+
+// A note queued before a batch of lines (a rotated log) is shown before
+// the batch is judged, even when the batch decides: with the note and the
+// lines both waiting, the loop's select alone would take either first.
+func TestNoteBeforeTheLinesQueuedAfterIt(t *testing.T) {
+	for range 20 { // a random select takes the note first half the time
+		synctest.Test(t, func(t *testing.T) {
+			j := judge.New(judge.Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}, time.Now())
+			lines := make(chan []logline.Line, 16)
+			notes := make(chan string, 16)
+			exit := make(chan observe.Exit, 1)
+			notes <- "server.log now names a new file; reading it from the start"
+			lines <- []logline.Line{
+				{Text: "Traceback (most recent call last):"},
+				{Text: "ImportError: /x/_C.abi3.so: undefined symbol: _ZN5torch"},
+			}
+			exit <- observe.Exit{Code: 1}
+			var shown []string
+			s := &Session{Judge: j, Now: time.Now, Lines: lines, Exit: exit, Notes: notes,
+				OnNote: func(_ time.Time, n string) { shown = append(shown, n) }}
+			r, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != v.Failed || len(shown) != 1 {
+				t.Fatalf("verdict %s, notes shown %q: want failed, after the note", r.Verdict, shown)
+			}
+		})
+	}
+}
