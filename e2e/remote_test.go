@@ -329,15 +329,22 @@ func outcomeOf(res *remote.Result) *multinode.Outcome {
 
 // twoNodes starts scenario files[i] on node i, waits for the first member
 // to decide, judges the whole, stops the other member (as a failed
-// multi-node start must) and returns the judgement.
-func twoNodes(t *testing.T, files [2]string) multinode.Whole {
+// multi-node start must) and returns the judgement. The member waiting
+// (the one whose peer fails) has no stall window or timeout of its own
+// to speak of: it ends only when stopped, however long the other's
+// failure and stop take on a busy machine.
+func twoNodes(t *testing.T, files [2]string, waiting int) multinode.Whole {
 	n := remoteNet(t, sshtest.HostOptions{Name: "node0"}, sshtest.HostOptions{Name: "node1"})
 	members := make([]*member, 2)
 	decided := make(chan int, 2)
 	for i, f := range files {
 		host := n.Hosts[i].Name
 		c := connectHost(t, n, host)
-		spec, _ := runSpec(t, f)
+		var extra []string
+		if i == waiting {
+			extra = []string{"--stall-after", "10m", "--timeout", "10m"}
+		}
+		spec, _ := runSpec(t, f, extra...)
 		mb := &member{m: multinode.Member{Host: host, Rank: i, Serving: i == 0}}
 		s, err := c.Start(remoteCtx(t), spec, nil)
 		if err != nil {
@@ -348,8 +355,14 @@ func twoNodes(t *testing.T, files [2]string) multinode.Whole {
 		go func() { mb.res, mb.err = s.Wait(); decided <- i }()
 	}
 	first := <-decided
+	if first == waiting {
+		t.Fatalf("%s, which waits for its peer, ended first: exit %d, err %v; stderr:\n%s", members[first].m.Host, members[first].res.Code, members[first].err, members[first].res.Stderr)
+	}
 	if members[first].err != nil {
 		t.Fatalf("%s: %v", members[first].m.Host, members[first].err)
+	}
+	if members[first].res.Verdict == nil {
+		t.Fatalf("%s ended first, exit %d, with no verdict; stderr:\n%s", members[first].m.Host, members[first].res.Code, members[first].res.Stderr)
 	}
 	members[first].m.Outcome = outcomeOf(members[first].res)
 	other := members[1-first]
@@ -374,9 +387,9 @@ func TestRemoteTwoNodesRendezvousUnreachable(t *testing.T) {
 	t.Parallel()
 	takeSlot(t)
 	w := twoNodes(t, [2]string{
-		"testdata/scenarios/trtllm-ready-first-download-fetching-bar-cr-only.json", // node 0 takes its time
+		"testdata/scenarios/shared/vllm-stall-nccl-init-tp8.json", // node 0 waits at the rendezvous
 		"testdata/scenarios/sglang-multinode-node1-dist-init-addr-unreachable-timeout.json",
-	})
+	}, 0)
 	if w.Verdict != v.Failed || w.Cause != v.NCCL || w.RootHost != "node1" {
 		t.Fatalf("whole %s/%s root %s, want failed/nccl root node1 (%+v)", w.Verdict, w.Cause, w.RootHost, w)
 	}
@@ -391,7 +404,7 @@ func TestRemoteTwoNodesNode0DiesNode1Hangs(t *testing.T) {
 	w := twoNodes(t, [2]string{
 		"testdata/scenarios/sglang-crash-segfault-tokenizer.json",
 		"testdata/scenarios/shared/vllm-stall-nccl-init-tp8.json",
-	})
+	}, 1)
 	if w.Verdict != v.Failed || w.Cause != v.Crash || w.RootHost != "node0" {
 		t.Fatalf("whole %s/%s root %s, want failed/crash root node0 (%+v)", w.Verdict, w.Cause, w.RootHost, w)
 	}
