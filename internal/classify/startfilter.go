@@ -46,7 +46,14 @@ func init() {
 		longClauses = append(longClauses, c)
 		keys = append(keys, k)
 	}
-	bannerGrams = newGramFilter(keys)
+	// The filter is built when this package is (bannergrams.go), so that
+	// a start does not spend its table's 64 pages on it; a table left
+	// behind by a change of the clauses is not used (and
+	// TestBannerGramsGenerated fails until it is made again).
+	bannerGrams = generatedBannerGrams
+	if !slices.Equal(keys, generatedBannerGramKeys) {
+		bannerGrams = newGramFilter(keys)
+	}
 	if len(longClauses) > 32 {
 		panic("classify: more banner clauses than the filter's masks hold")
 	}
