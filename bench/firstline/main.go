@@ -4,7 +4,12 @@
 // times and prints the median and minimum wall time and the median CPU
 // time (user + system) of the child process.
 //
-//	go run ./bench/firstline -vigil /path/to/vigil
+// Each -floor program is timed the same way, run without arguments: an
+// empty Go program, or one that links vigil's libraries and does nothing
+// (bench/firstline_floor.sh builds both), shows how much of the time is
+// not vigil's to save.
+//
+//	go run ./bench/firstline -vigil /path/to/vigil [-floor BIN]...
 package main
 
 import (
@@ -14,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -30,6 +36,11 @@ func main() {
 	vigil := flag.String("vigil", "vigil", "the vigil binary")
 	n := flag.Int("n", 30, "runs per case")
 	limit := flag.Duration("limit", 15*time.Millisecond, "the median wall time each one-line case must stay under")
+	var floors []string
+	flag.Func("floor", "a program to time as a floor, run without arguments (repeatable)", func(s string) error {
+		floors = append(floors, s)
+		return nil
+	})
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "firstline: -n must be at least 1")
@@ -48,21 +59,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "firstline:", err)
 			os.Exit(2)
 		}
-		var walls, cpus []time.Duration
-		for range *n {
-			cmd := exec.Command(*vigil, "explain", path)
-			t0 := time.Now()
-			// explain exits non-zero on a log that did not end ready: only
-			// a failure to start counts.
-			if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
-				fmt.Fprintln(os.Stderr, "firstline:", err)
-				os.Exit(2)
-			}
-			walls = append(walls, time.Since(t0))
-			cpus = append(cpus, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-		}
-		slices.Sort(walls)
-		slices.Sort(cpus)
+		walls, cpus := timeRuns(*n, *vigil, "explain", path)
 		med := walls[len(walls)/2]
 		verdict := ""
 		if c.text != "" && med >= *limit {
@@ -71,9 +68,33 @@ func main() {
 		fmt.Printf("%-26s wall median %5.1f ms, min %5.1f ms; CPU median %5.1f ms%s\n", c.name,
 			ms(med), ms(walls[0]), ms(cpus[len(cpus)/2]), verdict)
 	}
+	for _, bin := range floors {
+		walls, cpus := timeRuns(*n, bin)
+		fmt.Printf("%-26s wall median %5.1f ms, min %5.1f ms; CPU median %5.1f ms\n", "floor: "+strings.TrimSuffix(filepath.Base(bin), ".exe"),
+			ms(walls[len(walls)/2]), ms(walls[0]), ms(cpus[len(cpus)/2]))
+	}
 	if fail {
 		os.Exit(1)
 	}
+}
+
+// timeRuns runs argv n times and returns the wall and CPU times, sorted.
+func timeRuns(n int, argv ...string) (walls, cpus []time.Duration) {
+	for range n {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		t0 := time.Now()
+		// explain exits non-zero on a log that did not end ready: only a
+		// failure to start counts.
+		if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+			fmt.Fprintln(os.Stderr, "firstline:", err)
+			os.Exit(2)
+		}
+		walls = append(walls, time.Since(t0))
+		cpus = append(cpus, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	}
+	slices.Sort(walls)
+	slices.Sort(cpus)
+	return walls, cpus
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
