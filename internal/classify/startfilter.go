@@ -17,8 +17,10 @@ var (
 	shortClauses []Clause
 	// shortKeys are the short clauses' longest literals, each one that
 	// the clause needs as it stands (not folded).
-	shortKeys        []string
-	longClauses      []Clause
+	shortKeys   []string
+	longClauses []Clause
+	// longKeys are the long clauses' longest literals, the filter's keys.
+	longKeys         []string
 	bannerGrams      *gramFilter
 	shortClauseBelow = 12
 )
@@ -29,7 +31,6 @@ func init() {
 		bannerAlways = true
 		return
 	}
-	var keys []string
 	for _, c := range clauses {
 		k := longest(c)
 		if len(k) < shortClauseBelow {
@@ -44,15 +45,15 @@ func init() {
 			continue
 		}
 		longClauses = append(longClauses, c)
-		keys = append(keys, k)
+		longKeys = append(longKeys, k)
 	}
 	// The filter is built when this package is (bannergrams.go), so that
 	// a start does not spend its table's 64 pages on it; a table left
 	// behind by a change of the clauses is not used (and
 	// TestBannerGramsGenerated fails until it is made again).
 	bannerGrams = generatedBannerGrams
-	if !slices.Equal(keys, generatedBannerGramKeys) {
-		bannerGrams = newGramFilter(keys)
+	if !slices.Equal(longKeys, generatedBannerGramKeys) {
+		bannerGrams = newGramFilter(longKeys)
 	}
 	if len(longClauses) > 32 {
 		panic("classify: more banner clauses than the filter's masks hold")
