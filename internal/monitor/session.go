@@ -95,9 +95,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 			}
 			s.Judge.Exit(e, s.Now())
 		case n := <-s.Notes:
-			if s.OnNote != nil {
-				s.OnNote(s.Now(), n)
-			}
+			s.showNote(n)
 		case r := <-smokeDone:
 			s.Judge.Smoke(r, s.Now())
 		case <-t.C:
@@ -164,12 +162,16 @@ func (s *Session) takeNotes() {
 	for {
 		select {
 		case n := <-s.Notes:
-			if s.OnNote != nil {
-				s.OnNote(s.Now(), n)
-			}
+			s.showNote(n)
 		default:
 			return
 		}
+	}
+}
+
+func (s *Session) showNote(n string) {
+	if s.OnNote != nil {
+		s.OnNote(s.Now(), n)
 	}
 }
 
