@@ -46,7 +46,7 @@ seconds, in order; null when the log carries no timestamps).
 
 Exit status: 0 the last run of every log is ready, 1 the last run of some log
 failed, 3 the last run of some log ended without a verdict (and none failed),
-2 usage error (a bad flag, an unreadable file).`,
+2 usage error (a bad flag, an unreadable file, a binary file or stream).`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -104,42 +104,53 @@ func (l logInput) Close() {
 	}
 }
 
-// openLogs opens every file first, so that an unreadable one is a usage
-// error before any output.
+// openLogs opens every file first, and reads the head of every stream,
+// so that an unreadable or binary input is a usage error before any
+// output.
 func openLogs(env *Env, args []string) ([]logInput, error) {
 	var out []logInput
 	for _, a := range args {
-		if a == "-" {
-			out = append(out, logInput{name: "-", r: env.IO.In})
-			continue
-		}
-		f, err := os.Open(a)
-		if err == nil {
-			var fi os.FileInfo
-			if fi, err = f.Stat(); err == nil && fi.IsDir() {
-				err = fmt.Errorf("is a directory")
-			} else if err == nil && fi.Mode().IsRegular() {
-				if berr := checkBinary(f, a); berr != nil {
-					f.Close()
-					for _, o := range out {
-						o.Close()
-					}
-					return nil, Usagef("explain: %v", berr)
-				}
-			}
-		}
+		in, err := openExplainLog(env, a)
 		if err != nil {
-			if f != nil {
-				f.Close()
-			}
 			for _, o := range out {
 				o.Close()
 			}
-			return nil, Usagef("explain: cannot read %s: %v", a, unwrapPath(err))
+			return nil, Usagef("explain: %v", err)
 		}
-		out = append(out, logInput{name: a, r: f, c: f})
+		out = append(out, in)
 	}
 	return out, nil
+}
+
+// openExplainLog refuses a directory and a binary input. A regular file's head is
+// read and the file rewound; anything else (standard input, a pipe, a
+// FIFO, a device) is a stream, whose head is read and given again.
+func openExplainLog(env *Env, name string) (logInput, error) {
+	if name == "-" {
+		r, err := sniffStream(env.IO.In, "standard input")
+		return logInput{name: name, r: r}, err
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return logInput{}, fmt.Errorf("cannot read %s: %v", name, unwrapPath(err))
+	}
+	in := logInput{name: name, r: f, c: f}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = fmt.Errorf("cannot read %s: %v", name, unwrapPath(err))
+	case fi.IsDir():
+		err = fmt.Errorf("cannot read %s: is a directory", name)
+	case fi.Mode().IsRegular():
+		err = checkBinary(f, name)
+	default:
+		in.r, err = sniffStream(f, name)
+	}
+	if err != nil {
+		f.Close()
+		return logInput{}, err
+	}
+	return in, nil
 }
 
 func unwrapPath(err error) error {

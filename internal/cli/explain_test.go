@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,6 +110,62 @@ func TestExplainStdin(t *testing.T) {
 	code, out, _ := runExplain(t, "")
 	if code != 3 || !strings.Contains(out, "no lines") {
 		t.Errorf("empty stdin: exit %d, stdout %q; want 3 and a word", code, out)
+	}
+}
+
+// TestExplainBinaryStream: a binary stream (gzip piped in, a FIFO fed a
+// compressed log) is refused before any output, as a binary file is,
+// instead of being judged as one garbled line; a FIFO fed text is judged.
+func TestExplainBinaryStream(t *testing.T) {
+	text, err := os.ReadFile(explainLog(t, "tgi-ready-mistral-7b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(text)
+	zw.Close()
+
+	t.Run("gzip on standard input", func(t *testing.T) {
+		code, out, errOut := runExplain(t, gz.String(), "-")
+		if code != 2 || out != "" || strings.TrimSpace(errOut) != "vigil: explain: standard input is binary data, not a log" {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, one line", code, out, errOut)
+		}
+	})
+	for _, tt := range []struct {
+		name string
+		feed []byte
+		code int
+		want string
+	}{
+		{"a FIFO fed gzip", gz.Bytes(), 2, ""},
+		{"a FIFO fed text", text, 0, "verdict   ready"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "server.log")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fed := make(chan error, 1)
+			go func() {
+				f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for explain to open it
+				if err == nil {
+					_, err = f.Write(tt.feed)
+					f.Close()
+				}
+				fed <- err
+			}()
+			code, out, errOut := runExplain(t, "", fifo)
+			if code != tt.code || !strings.Contains(out, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tt.code, tt.want)
+			}
+			if code == 2 && !strings.Contains(errOut, "is binary data, not a log") {
+				t.Errorf("stderr %q does not say why", errOut)
+			}
+			if err := <-fed; err != nil && !errors.Is(err, syscall.EPIPE) {
+				t.Error(err)
+			}
+		})
 	}
 }
 

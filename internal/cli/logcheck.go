@@ -36,6 +36,25 @@ func checkBinary(f *os.File, name string) error {
 	return nil
 }
 
+// sniffStream reads the first bytes a stream has (waiting for its first
+// write, not for sniffLen bytes) and returns a reader that gives them again,
+// then the rest; a binary stream (gzip piped in, a device of NULs) is an
+// error, as a binary file is.
+func sniffStream(r io.Reader, name string) (io.Reader, error) {
+	head := make([]byte, sniffLen)
+	n, err := io.ReadAtLeast(r, head, 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("cannot read %s: %w", name, err)
+	}
+	if isBinary(head[:n]) {
+		return nil, fmt.Errorf("%s is binary data, not a log", name)
+	}
+	if n == 0 {
+		return bytes.NewReader(nil), nil
+	}
+	return io.MultiReader(bytes.NewReader(head[:n]), r), nil
+}
+
 // checkWatchLog tells at once what makes a --log path unusable: a
 // directory, socket or device, a FIFO nobody writes, a file vigil cannot
 // read, a binary file. A path that does not exist yet is fine (the server

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 )
 
 func TestIsBinary(t *testing.T) {
@@ -106,4 +109,74 @@ func TestLooksLikeBenchSpec(t *testing.T) {
 			t.Errorf("looksLikeBenchSpec(%q) = %v, want %v", arg, got, want)
 		}
 	}
+}
+
+// firstWriteReader gives one write, then fails the test if it is read
+// again before release: a stream's sniff must not wait for more.
+type firstWriteReader struct {
+	t        *testing.T
+	first    string
+	rest     *strings.Reader
+	released bool
+	reads    int
+}
+
+func (r *firstWriteReader) Read(p []byte) (int, error) {
+	r.reads++
+	if r.reads == 1 {
+		return copy(p, r.first), nil
+	}
+	if !r.released {
+		r.t.Error("the sniff read past the stream's first write")
+		return 0, io.EOF
+	}
+	return r.rest.Read(p)
+}
+
+func TestSniffStream(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      io.Reader
+		want    string
+		errWant string
+	}{
+		{"a log", strings.NewReader("INFO a\nINFO b\n"), "INFO a\nINFO b\n", ""},
+		{"empty", strings.NewReader(""), "", ""},
+		{"longer than the sniff", strings.NewReader(strings.Repeat("INFO line\n", sniffLen/5)), strings.Repeat("INFO line\n", sniffLen/5), ""},
+		{"gzip piped in", strings.NewReader("\x1f\x8b\x08\x00rest"), "", "pipe is binary data, not a log"},
+		{"NUL bytes", strings.NewReader("\x00\x00\x00\x00"), "", "pipe is binary data, not a log"},
+		{"a read error", iotest.ErrReader(errors.New("input/output error")), "", "cannot read pipe: input/output error"},
+		{"one byte at a time", iotest.OneByteReader(strings.NewReader("INFO a\n")), "INFO a\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := sniffStream(tt.in, "pipe")
+			if tt.errWant != "" {
+				if err == nil || err.Error() != tt.errWant {
+					t.Fatalf("err = %v, want %q", err, tt.errWant)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("read back %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+
+	t.Run("a slow writer", func(t *testing.T) {
+		in := &firstWriteReader{t: t, first: "INFO loading\n", rest: strings.NewReader("INFO ready\n")}
+		r, err := sniffStream(in, "pipe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.released = true
+		got, _ := io.ReadAll(r)
+		if string(got) != "INFO loading\nINFO ready\n" {
+			t.Errorf("read back %q", got)
+		}
+	})
 }
