@@ -201,6 +201,9 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		if stream != nil {
 			// The run-start rules see what the stream held at first.
 			stream.backlog(ctx)
+			if err := stream.checkHead(streamName(opts.log)); err != nil {
+				return Usagef("--log %s: %v", opts.log, err)
+			}
 			log, wait = stream.path, false
 		}
 		offset, note := monitor.FindRunStart(log, kind, procStart)

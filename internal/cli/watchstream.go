@@ -77,6 +77,22 @@ func (s *streamLog) backlog(ctx context.Context) {
 	s.spool.Backlog(ctx, backlogQuiet, backlogMost)
 }
 
+// checkHead refuses a stream whose first burst is binary data (gzip piped
+// in), as a binary --log file is refused, rather than judging its bytes.
+func (s *streamLog) checkHead(name string) error {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, sniffLen)
+	n, _ := io.ReadFull(f, head)
+	if isBinary(head[:n]) {
+		return fmt.Errorf("%s is binary data, not a log", name)
+	}
+	return nil
+}
+
 // close stops the copy, joins it and removes the private copy.
 func (s *streamLog) close() error {
 	s.cancel()
