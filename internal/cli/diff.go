@@ -27,7 +27,8 @@ func newDiffCmd(env *Env) *cobra.Command {
 		Short: "Show what changed between two recorded startups",
 		Long: `vigil diff compares two startups from 'vigil history': the verdict, the
 configuration keys added, removed or changed from ID1 to ID2, and the phase
-times that changed (with the difference in seconds and percent).
+times that changed (with the difference in seconds, and in percent of the
+first time unless that was under 0.05 s; in --json pct is then null).
 
 A phase time counts as changed when it differs by 0.1 s or more, or when
 only one of the startups passed through the phase.
@@ -212,7 +213,8 @@ func newPhaseDiff(name string, x float64, okA bool, y float64, okB bool) phaseDi
 	}
 	if okA && okB {
 		pd.DeltaS = ptr(math.Round((y-x)*1000) / 1000)
-		if x > 0 {
+		// No percent of a time shown as 0.0s: "+13058%" says nothing.
+		if x >= minPhaseChange/2 {
 			pd.Pct = ptr(math.Round((y-x)/x*1000) / 10)
 		}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -108,5 +109,31 @@ func TestDiffJSON(t *testing.T) {
 	}
 	if d.Total.DeltaS == nil || *d.Total.DeltaS != 64 {
 		t.Errorf("total = %+v", d.Total)
+	}
+}
+
+func TestPhaseDiffPercent(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b float64
+		pct  string // "" for none
+	}{
+		{"a longer phase", 1.2, 5, "+316.7"},
+		{"a shorter phase", 10, 5, "-50.0"},
+		{"from a time shown as 0.1s", 0.05, 0.1, "+100.0"},
+		{"from a time shown as 0.0s", 0.038, 5, ""},
+		{"from zero", 0, 5, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pd := newPhaseDiff("launch", tt.a, true, tt.b, true)
+			got := ""
+			if pd.Pct != nil {
+				got = fmt.Sprintf("%+.1f", *pd.Pct)
+			}
+			if got != tt.pct {
+				t.Errorf("pct of %v -> %v = %q, want %q", tt.a, tt.b, got, tt.pct)
+			}
+		})
 	}
 }
