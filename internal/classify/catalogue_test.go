@@ -28,6 +28,20 @@ var failureLines = []ruleLine{
 	{"sglang", "sglang.kv_pool", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.6"},
 	{"sglang", "sglang.graph_oom", "[2026-11-29 10:00:00 TP0] Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB."},
 	{"vllm", "vllm.kv_blocks", "ValueError: Free memory on device cuda:0 (10.51/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."},
+	{"vllm", "vllm.kv_blocks", "(EngineCore pid=42) ERROR 08-20 10:00:41 [core.py:1010] ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."},
+	{"sglang", "sglang.kv_pool", "AssertionError: Memory pool size is too small"},
+	{"sglang", "sglang.kv_pool", "AssertionError: max_running_request is zero"},
+	// kernel_build: SGLang's JIT kernels (jit_kernel build helper), nvcc's
+	// diagnostics and clang's (ROCm) missing header.
+	{"sglang", "jit.module", "RuntimeError: Failed to build JIT module sgl_kernel_jit_dpsk_v4_silu_and_mul_clamp_bf16_t_false in /root/.cache/sglang/jit/sm100/dpsk_v4"},
+	{"sglang", "jit.module", "[2026-11-20 10:00:30 TP0] RuntimeError: Capture prefill CUDA graph failed: Failed to build JIT module sgl_kernel_jit_gelu_tanh_and_mul_fp4_quant_true"},
+	{"sglang", "jit.nvcc_diag", "gelu_tanh_and_mul_fp4_quant.cuh(172): error: name must be a namespace name"},
+	{"sglang", "jit.cc", "/root/.cache/sglang/jit/dpsk_v4/silu_and_mul_clamp.cuh:3:10: fatal error: 'cuda_fp8.h' file not found"},
+	// vllm multiproc_executor.py collective_rpc: an announcement whose
+	// quoted error names the cause (TestQuoted; the judge's tests).
+	{"vllm", "vllm.worker_failed", "(EngineCore pid=42) ERROR 08-20 10:00:41 [core.py:1010] RuntimeError: Worker failed with error 'CUDA error: no kernel image is available for execution on the device', please check the stack trace above for the root cause"},
+	{"vllm", "vllm.tp_over_gpus", "(APIServer pid=1) ValueError: Unable to load Ray which is required for multi-node inference, please install Ray with `pip install ray`."},
+	{"vllm", "hf.remote_code", "(APIServer pid=1) RuntimeError: Failed to load the model config. If the model is a custom model not yet available in the HuggingFace transformers library, consider setting `trust_remote_code=True` in LLM or using the `--trust-remote-code` flag in the CLI."},
 	{"vllm", "vllm.max_len_kv", "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.21 GiB). Based on the available memory, the estimated maximum model length is 42608. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
 	{"vllm", "vllm.profiling", "AssertionError: Error in memory profiling. Initial free memory 40.1 GiB, current free memory 41.3 GiB. This happens when other processes sharing the same container release GPU memory while vLLM is profiling during initialization."},
 	{"trtllm", "trtllm.kv_oom", "[TRT-LLM] [E] Not enough GPU memory to allocate the paged KV cache"},
@@ -509,6 +523,10 @@ var notableLines = []ruleLine{
 	{"sglang", "ctx.over_derived", "[2026-11-29 10:00:00] Warning: User-specified context_length (262144) is greater than the derived context_length (131072). This may lead to incorrect model outputs or CUDA errors."},
 	{"vllm", "ctx.over_derived", "(APIServer pid=1) WARNING 11-29 10:00:00 [config.py:3900] User-specified max_model_len (262144) is greater than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None in model's config.json). Make sure the value is correct and within the model context size."},
 	{"sglang", "cudagraph.off", "[2026-11-29 10:00:00] Cuda graph is disabled because of using torch native attention backend"},
+	{"sglang", "sglang.max_running_reduced", "[2026-11-20 10:00:10 TP0] max_running_requests was reduced from the requested 4096 to 2048 (per dp worker) due to the available KV cache capacity."},
+	{"sglang", "sglang.prefill_graph_off", "[2026-11-20 10:00:19 TP0] Disable prefill CUDA graph because some layers do not apply Standard GQA"},
+	{"sglang", "sglang.prefill_graph_off", "[2026-11-20 10:00:19 TP0] Disable prefill CUDA graph because the model is not a language model"},
+	{"vllm", "vllm.autofit_reduced", "(EngineCore pid=42) INFO 08-20 10:00:40 [kv_cache_utils.py:1700] Auto-fit max_model_len: reduced from 262144 to 172032 to fit in available GPU memory (3.01 GiB available for KV cache)"},
 	{"vllm", "cudagraph.off", "(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:3500] Cudagraph is disabled under eager mode"},
 	{"tgi", "cudagraph.off", "2026-01-08T10:00:00.123456Z  WARN text_generation_launcher: Bitsandbytes doesn't work with cuda graphs, deactivating them"},
 	{"tgi", "cudagraph.off", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are disabled (CUDA_GRAPHS=None)."},
@@ -590,6 +608,26 @@ func TestBecauseReasons(t *testing.T) {
 	}
 }
 
+// Every Supersedes names a failure rule the profile has, with a cause.
+func TestSupersedesNamesARule(t *testing.T) {
+	for _, pr := range allProfiles {
+		for _, f := range pr.Failures {
+			if f.Supersedes == "" {
+				continue
+			}
+			found := false
+			for _, rules := range [][]FailureRule{pr.Failures, commonFailures} {
+				for _, r := range rules {
+					found = found || r.ID == f.Supersedes && r.Cause != ""
+				}
+			}
+			if !found {
+				t.Errorf("%s: rule %s supersedes %q, which is no rule with a cause", name(pr.Name), f.ID, f.Supersedes)
+			}
+		}
+	}
+}
+
 func TestFrameCause(t *testing.T) {
 	for _, tt := range []struct{ line, id string }{
 		// tensorrt_llm _torch/modules/linear.py (TensorRT-LLM#16867).
@@ -637,6 +675,39 @@ func TestQuotedWarningIsNotNotable(t *testing.T) {
 	line := `    logger.warning("Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs.")`
 	if c := Lookup("vllm").Classify(line); c.Notable != nil {
 		t.Errorf("quoted source line is notable %s", c.Notable.ID)
+	}
+}
+
+// Prefill CUDA graphs the user turned off are the user's choice, not a
+// warning; those the server turned off itself are one.
+func TestUserDisabledPrefillGraphIsNotNotable(t *testing.T) {
+	line := "[2026-08-07 17:35:59 TP1] Disable prefill CUDA graph because cuda_graph_config resolved prefill.backend='disabled' (e.g. via --cuda-graph-backend-prefill=disabled or auto-disable rules)."
+	if c := Lookup("sglang").Classify(line); c.Notable != nil {
+		t.Errorf("the user's own setting is notable %s", c.Notable.ID)
+	}
+}
+
+func TestQuoted(t *testing.T) {
+	vllmWorker := Lookup("vllm").Classify("(EngineCore pid=42) ERROR 08-20 10:00:41 [core.py:1010] RuntimeError: Worker failed with error 'CUDA error: no kernel image is available', please check the stack trace above for the root cause")
+	trtExecutor := Lookup("trtllm").Classify("[07/08/2025-19:47:15] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: Invalid argument: max_num_tokens (8192) must be greater than 0")
+	tests := []struct {
+		name string
+		c    Class
+		want string
+	}{
+		{"between quotes, a colon inside", vllmWorker, "CUDA error: no kernel image is available"},
+		{"after the colon", trtExecutor, "Invalid argument: max_num_tokens (8192) must be greater than 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.c.Failure.Quoted(tt.c.Msg); got != tt.want {
+				t.Errorf("Quoted = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	var none *FailureRule
+	if got := none.Quoted("x"); got != "" {
+		t.Errorf("a nil rule quotes %q", got)
 	}
 }
 

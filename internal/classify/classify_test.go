@@ -334,6 +334,11 @@ func TestExceptionLines(t *testing.T) {
 		{"dotted lower-case class", "nixl._bindings.nixlBackendError: something new", true},
 		{"bare lower-case class", "nixlBackendError: something new", false},
 		{"exit", "SystemExit: 1", true},
+		// sglang decode_cuda_graph_runner.py raises a bare Exception.
+		{"bare Exception", "Exception: Capture cuda graph failed: Breakable CUDA graph is not compatible with memory saver mode", true},
+		{"bare Exception, no message", "Exception", true},
+		{"bare Error is a launcher's, not Python's", "Error: WebServer failed", false},
+		{"a word that starts with Exception", "Exceptional: a sentence", false},
 		{"prose", "the Error: word in a sentence", false},
 		{"indented source", "    raise ValueError(msg)", false},
 	}

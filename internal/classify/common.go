@@ -182,7 +182,18 @@ var commonFailures = []FailureRule{
 		Hint: "the kernel's tile configuration does not fit this GPU's shared memory: turn off the feature that picks it (e.g. SGLang --enable-deterministic-inference), try another attention or MoE backend, or upgrade the server and Triton"},
 	{ID: "jit.nvcc", Matcher: re("nvcc", `nvcc (fatal|error)|nvcc: not found`), Cause: v.KernelBuild, Title: "nvcc failed",
 		Hint: "install the CUDA toolkit matching torch (CUDA_HOME), or use prebuilt kernels"},
-	{ID: "jit.cc", Matcher: re("fatal error", `(gcc|g\+\+|cc1plus|c\+\+): fatal error|fatal error: [\w./]+\.h: No such file`), Cause: v.KernelBuild, Title: "a kernel build failed in the C/C++ compiler",
+	// nvcc's own diagnostics, "FILE.cuh(172): error: ..." (SGLang's JIT
+	// kernels, torch extensions).
+	{ID: "jit.nvcc_diag", Matcher: re("): error: |): catastrophic error: ", `^\S+\.(?:cuh?|h|hpp|cpp|cc)\(\d+\): (?:catastrophic )?error: `), Cause: v.KernelBuild, Title: "nvcc could not compile a kernel",
+		Hint: "the kernel's source does not compile with this nvcc: check nvcc and CUDA_HOME against torch's CUDA, clear the server's JIT cache, or use a build or image made for this GPU"},
+	// sglang jit_kernel build helper (0.5.x): "Failed to build JIT module
+	// {module} in {build_dir}", also quoted by the graph runners ("Capture
+	// prefill CUDA graph failed: Failed to build JIT module ...").
+	{ID: "jit.module", Matcher: lit("Failed to build JIT module"), Cause: v.KernelBuild, Title: "a JIT kernel module failed to build",
+		Hint: "read the compiler errors above it; clear the JIT cache (~/.cache/sglang/jit), check nvcc and CUDA_HOME against torch, or use a build or image made for this GPU (on ROCm, a CUDA-only kernel needs another backend for that layer)"},
+	// gcc "fatal error: x.h: No such file or directory"; clang and hipcc
+	// "fatal error: 'cuda_fp8.h' file not found".
+	{ID: "jit.cc", Matcher: re("fatal error", `(gcc|g\+\+|cc1plus|c\+\+): fatal error|fatal error: [\w./]+\.h: No such file|fatal error: '[\w./]+\.h' file not found`), Cause: v.KernelBuild, Title: "a kernel build failed in the C/C++ compiler",
 		Hint: "install the missing headers (python3-dev, the CUDA toolkit) in the image"},
 	{ID: "jit.extension", Matcher: re("Error building extension|JIT compilation failed", `Error building extension|JIT compilation failed`), Cause: v.KernelBuild, Title: "building a JIT extension failed",
 		Hint: "check the compiler output above; use prebuilt kernels for this GPU and CUDA version"},
@@ -369,7 +380,11 @@ var commonFailures = []FailureRule{
 		Hint: "use the spawn start method (vLLM: VLLM_WORKER_MULTIPROC_METHOD=spawn) and do not touch CUDA in the parent before the server starts"},
 	{ID: "arch.unsupported", Matcher: re("Model architectures", `Model architectures .* (are not supported|failed to be inspected)`), Cause: v.Config, Title: "the model architecture is not supported by this version",
 		Hint: "upgrade the server, or pass --trust-remote-code / the Transformers backend if it supports this model"},
-	{ID: "hf.remote_code", Matcher: re("requires you to execute the|trust_remote_code=True`|trust_remote_code=True'", `requires you to execute the (configuration|modeling) file|Please pass the argument .trust_remote_code=True|set the option .trust_remote_code=True`), Cause: v.Config, Title: "the model needs --trust-remote-code",
+	// transformers dynamic_module_utils.py ("requires you to execute the
+	// configuration file", older "... the tokenizer file"); vllm
+	// transformers_utils/config.py "Failed to load the model config. ...
+	// consider setting `trust_remote_code=True`".
+	{ID: "hf.remote_code", Matcher: re("requires you to execute the|trust_remote_code=True`|trust_remote_code=True'", `requires you to execute the (configuration|modeling|tokenizer) file|Please pass the argument .trust_remote_code=True|set the option .trust_remote_code=True|consider setting .trust_remote_code=True`), Cause: v.Config, Title: "the model needs --trust-remote-code",
 		Hint: "add --trust-remote-code if you trust the repository's code"},
 	// vllm config/parallel.py and config/model.py (0.6-0.12): heads or
 	// layers that do not split evenly over the GPUs.
@@ -504,8 +519,10 @@ const hostMemoryHint = "the host ran out of memory (RAM): free memory or add RAM
 // "RuntimeError: ...", "torch._dynamo.exc.BackendCompilerFailed: ...",
 // "KeyError: 'x'", "AssertionError".
 // A class name after a module path may start in lower case
-// (nixl._bindings.nixlBackendError); a bare one may not.
-var exceptionRe = lazyre.New(`^(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[A-Z]\w*)(?:Error|Exception|Exit|Interrupt|Failure|Failed)(?::|$)`)
+// (nixl._bindings.nixlBackendError); a bare one may not. Python's own
+// Exception stands alone: SGLang's graph runners raise
+// Exception(f"Capture cuda graph failed: {e}...").
+var exceptionRe = lazyre.New(`^(?:(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[A-Z]\w*)(?:Error|Exception|Exit|Interrupt|Failure|Failed)|Exception)(?::|$)`)
 
 // IsWaiting reports whether msg is one of the lines a server repeats while
 // it waits for something, which are no sign of progress.

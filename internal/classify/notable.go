@@ -67,6 +67,17 @@ var sglangNotable = []NotableRule{
 	// because of ..." (speculative decoding, pipeline parallelism, ...).
 	{ID: "sglang.overlap_off", Matcher: fold("overlap scheduler is disabled"), Effect: EffectSpeed,
 		Meaning: "the CPU scheduling of the next batch no longer overlaps GPU work, which lowers throughput"},
+	// sglang kv_cache_configurator.py / model_runner (0.5.x): the KV pool
+	// holds fewer requests than --max-running-requests asked for.
+	{ID: "sglang.max_running_reduced", Matcher: lit("max_running_requests was reduced from the requested"), Effect: EffectCapacity,
+		Meaning: "the KV cache holds fewer concurrent requests than --max-running-requests asked for: raising it has no effect"},
+	// sglang cuda_graph_setup.py capture_prefill_graph (0.5.x): prefill
+	// CUDA graphs turned off by the server itself ("because the model is
+	// not a language model", "because some layers do not apply Standard
+	// GQA", "for EAGLE target ..."); not the backend the user set to
+	// disabled ("because cuda_graph_config resolved ...").
+	{ID: "sglang.prefill_graph_off", Matcher: re("Disable prefill CUDA graph", `Disable prefill CUDA graph (?:for |because (?:the|some))`), Effect: EffectSpeed,
+		Meaning: "prefill runs without CUDA graphs: short prompts wait longer for their first token"},
 }
 
 var vllmNotable = []NotableRule{
@@ -78,6 +89,11 @@ var vllmNotable = []NotableRule{
 	// serving requests instead of at startup.
 	{ID: "vllm.jit_during_inference", Matcher: lit("Triton kernel JIT compilation during inference"), Effect: EffectSpeed,
 		Meaning: "a Triton kernel was compiled on a live request: that request's latency spikes"},
+	// v1/core/kv_cache_utils.py _auto_fit_max_model_len (--max-model-len
+	// auto): "Auto-fit max_model_len: reduced from %d to %d to fit in
+	// available GPU memory".
+	{ID: "vllm.autofit_reduced", Matcher: lit("Auto-fit max_model_len: reduced from"), Effect: EffectCapacity,
+		Meaning: "the context length was cut to what the KV cache holds: longer prompts are refused"},
 }
 
 var tgiNotable = []NotableRule{

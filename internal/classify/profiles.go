@@ -77,8 +77,10 @@ var sglang = &Profile{
 		// model_executor/model_runner.py init_memory_pool (0.4-0.5.x): "Not
 		// enough memory. Please try to increase --mem-fraction-static";
 		// mem_cache/memory_pool.py (0.5.x, hybrid models): "state cache is
-		// too small to serve any requests".
-		{ID: "sglang.kv_pool", Matcher: re("Not enough memory. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small", `Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small to serve any requests`), Cause: v.GPUOOM, Title: "not enough GPU memory left for the KV cache",
+		// too small to serve any requests"; the tp worker's asserts once
+		// the pool is made (0.3-0.5.x): "Memory pool size is too small",
+		// "max_running_request is zero".
+		{ID: "sglang.kv_pool", Matcher: re("Not enough memory. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small|Memory pool size is too small|max_running_request is zero", `Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small to serve any requests|Memory pool size is too small|max_running_request is zero`), Cause: v.GPUOOM, Title: "not enough GPU memory left for the KV cache",
 			Hint: "raise --mem-fraction-static{flag:--mem-fraction-static} (the share of GPU memory for weights + KV cache), or lower --max-running-requests / --context-length; with speculative decoding the draft model's weights count too"},
 		// model_executor/cuda_graph_runner.py (0.4-0.5.x): "Capture cuda
 		// graph failed: {e}" (0.5.x also "Capture <kind> graph failed").
@@ -238,8 +240,10 @@ var vllm = &Profile{
 		// v1/core/kv_cache_utils.py (0.8-0.12) and worker/worker.py (V0):
 		// "No available memory for the cache blocks"; v1/worker/gpu_worker.py
 		// (0.9-0.12): "Free memory on device ... is less than desired GPU
-		// memory utilization".
-		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|is less than desired GPU memory utilization", `No available memory for the cache blocks|is less than desired GPU memory utilization`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
+		// memory utilization"; kv_cache_utils.py _auto_fit_max_model_len
+		// (--max-model-len auto): "Cannot auto-fit max_model_len: not
+		// enough GPU memory available to serve even a single token".
+		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|is less than desired GPU memory utilization|Cannot auto-fit max_model_len", `No available memory for the cache blocks|is less than desired GPU memory utilization|Cannot auto-fit max_model_len`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
 		// v1/core/kv_cache_utils.py check_enough_kv_cache_memory (0.8-0.12).
 		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
@@ -259,9 +263,19 @@ var vllm = &Profile{
 		{ID: "vllm.engine_failed_9", Matcher: re("Failed core proc", `Failed core proc\(s\): \{[^}]*-9\}`), Cause: v.HostOOM, Fatal: true, Title: "the engine process was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; lower host memory use (fewer API servers, smaller swap space --swap-space, no CPU offload)"},
 		// v1/engine/core.py run_engine_core "EngineCore failed to start.",
-		// v1/executor/multiproc_executor.py "WorkerProc failed to start." /
-		// "Worker failed with error" (0.8-0.12), and the echo above.
-		{ID: "vllm.engine_failed", Matcher: re("EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error", `EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed|Worker failed with error`), Fatal: true, Title: "the engine failed to start"},
+		// v1/executor/multiproc_executor.py "WorkerProc failed to start."
+		// (0.8-0.12), and the echo above.
+		{ID: "vllm.engine_failed", Matcher: re("EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed", `EngineCore failed to start|Engine core initialization failed|Engine process failed to start|WorkerProc failed to start|WorkerProc initialization failed`), Fatal: true, Title: "the engine failed to start"},
+		// multiproc_executor.py collective_rpc (0.9-0.12): "Worker failed
+		// with error '{result}', please check the stack trace above for the
+		// root cause": the quoted error names the cause when the worker's
+		// own traceback is not in the log.
+		{ID: "vllm.worker_failed", Matcher: lit("Worker failed with error '"), Fatal: true, Quotes: true, Title: "a worker failed"},
+		// config/parallel.py ParallelConfig (0.6-0.12): more GPUs asked for
+		// than this node has, and no Ray for a multi-node start, raised from
+		// the "No module named 'ray'" above it, which is not the root.
+		{ID: "vllm.tp_over_gpus", Matcher: lit("which is required for multi-node inference"), Cause: v.Config, Supersedes: "py.import", Title: "the parallel size asks for more GPUs than this node has",
+			Hint: "--tensor-parallel-size{flag:--tensor-parallel-size} x --pipeline-parallel-size{flag:--pipeline-parallel-size} is more than the GPUs visible here (nvidia-smi, CUDA_VISIBLE_DEVICES): lower it; for a real multi-node start install Ray and start its cluster first"},
 		// v1/engine/core.py (0.7-0.12): "EngineCore encountered a fatal
 		// error." (older: "EngineCore hit an exception").
 		{ID: "vllm.engine_exception", Matcher: re("EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a", `EngineCore hit an exception|WorkerProc hit an exception|EngineCore encountered a fatal error|EngineCore encountered an issue`), Fatal: true, Title: "the engine raised an exception"},

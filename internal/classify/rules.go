@@ -83,9 +83,17 @@ type FailureRule struct {
 	ByKill, KillsOwn bool
 	// Quotes: the line announces a failure and quotes the error after
 	// "<literal>...: " (TensorRT-LLM's "Failed to initialize executor on
-	// rank 0: CUDA error ..."); Quoted returns that error's text, whose
-	// own rule names the cause.
+	// rank 0: CUDA error ..."), or between quotes when the literal ends in
+	// one (vLLM's "Worker failed with error '...', please check ...");
+	// Quoted returns that error's text, whose own rule names the cause.
 	Quotes bool
+	// Supersedes is the ID of a rule whose line, when it is the exception
+	// this line was raised from (the same process, within a second
+	// before), this line explains better: vLLM's "Unable to load Ray
+	// which is required for multi-node inference" raised from "No module
+	// named 'ray'" is a parallel size larger than the node, not a missing
+	// package.
+	Supersedes string
 	// Because names a notable warning that says why this failure
 	// happened, after its literal and ": " (TGI's "Could not import Flash
 	// Attention enabled models: CUDA is not available" before "Sharded
@@ -100,11 +108,26 @@ type FailureRule struct {
 }
 
 // Quoted is the error a Quotes rule's line quotes: the text after the
-// first ": " that follows the rule's literal in msg, or "" (also for a nil
-// rule).
+// first ": " that follows the rule's literal in msg, or for a literal
+// that ends in a quote the text from there to the line's last such quote;
+// "" when there is none (also for a nil rule).
 func (r *FailureRule) Quoted(msg string) string {
 	if r == nil || !r.Quotes {
 		return ""
+	}
+	for _, l := range r.lits {
+		if l == "" {
+			continue
+		}
+		if q := l[len(l)-1]; q == '\'' || q == '"' {
+			if i := strings.Index(msg, l); i >= 0 {
+				rest := msg[i+len(l):]
+				if j := strings.LastIndexByte(rest, q); j >= 0 {
+					return rest[:j]
+				}
+				return rest
+			}
+		}
 	}
 	return afterLiteral(r.lits, msg)
 }

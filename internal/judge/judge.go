@@ -997,6 +997,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 			break
 		}
 	}
+	if root != nil {
+		root = j.supersededBy(root)
+	}
 	if root != nil && root.rule.Because != "" {
 		if r := j.because(root); r != nil {
 			root = r
@@ -1145,6 +1148,18 @@ func (j *Judge) because(root *signal) *signal {
 		return nil
 	}
 	return &signal{rule: inner, raw: n.line, msg: reason, source: root.source, at: root.at, seq: root.seq - 1}
+}
+
+// supersededBy is the line raised from root's whose rule supersedes
+// root's rule (classify.FailureRule.Supersedes), or root.
+func (j *Judge) supersededBy(root *signal) *signal {
+	for i := range j.signals {
+		s := &j.signals[i]
+		if s.seq > root.seq && s.rule != nil && s.rule.Supersedes == root.rule.ID && s.source == root.source && s.at.Sub(root.at) <= time.Second {
+			return s
+		}
+	}
+	return root
 }
 
 func (j *Judge) lastException() *signal {

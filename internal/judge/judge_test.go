@@ -453,6 +453,38 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Exception, from: 1.2, to: 1.3,
 		},
 		{
+			// vllm multiproc_executor.py collective_rpc quotes the worker's
+			// error; here the worker's own traceback is not in the log.
+			name:  "a worker failure that quotes an out-of-memory error is gpu_oom",
+			cfg:   Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "(EngineCore pid=42) ERROR 08-20 10:00:41 [core.py:1010] RuntimeError: Worker failed with error 'CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.', please check the stack trace above for the root cause")},
+			end:   20, verdict: v.Failed, cause: v.GPUOOM, from: 1, to: 1.8, evidence: "warming up sampler",
+		},
+		{
+			// vllm config/parallel.py raises it from the failed import of
+			// Ray, whose traceback is printed first.
+			name: "a parallel size over the node's GPUs, raised from a missing Ray, is config",
+			cfg:  Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "(APIServer pid=1) Traceback (most recent call last):"),
+				ln(1, "(APIServer pid=1) ModuleNotFoundError: No module named 'ray'"),
+				ln(1, "(APIServer pid=1) The above exception was the direct cause of the following exception:"),
+				ln(1, "(APIServer pid=1) Traceback (most recent call last):"),
+				ln(1, "(APIServer pid=1) ValueError: Unable to load Ray which is required for multi-node inference, please install Ray with `pip install ray`."),
+				ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Config, from: 1.2, to: 1.3, evidence: "multi-node inference",
+		},
+		{
+			// vllm executor/ray_utils.py assert_ray_available (0.6-0.8):
+			// --distributed-executor-backend ray without Ray installed.
+			name: "a missing Ray asked for by name stays a missing package",
+			cfg:  Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "(APIServer pid=1) ModuleNotFoundError: No module named 'ray'"),
+				ln(1, "(APIServer pid=1) The above exception was the direct cause of the following exception:"),
+				ln(1, "(APIServer pid=1) ValueError: Failed to import Ray, please install Ray with `pip install ray`."),
+				ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Dependency, from: 1.2, to: 1.3, evidence: "No module named 'ray'",
+		},
+		{
 			name:  "an executor failure that quotes no known error has no cause of its own",
 			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: something vigil does not know")},
