@@ -40,6 +40,11 @@ var failureLines = []ruleLine{
 	// vllm multiproc_executor.py collective_rpc: an announcement whose
 	// quoted error names the cause (TestQuoted; the judge's tests).
 	{"vllm", "vllm.worker_failed", "(EngineCore pid=42) ERROR 08-20 10:00:41 [core.py:1010] RuntimeError: Worker failed with error 'CUDA error: no kernel image is available for execution on the device', please check the stack trace above for the root cause"},
+	// TensorRT-LLM's KV cache manager and executor creator.
+	{"trtllm", "trtllm.kv_no_sequence", "AssertionError: Impossible to fit in any sequence in kvCache"},
+	{"trtllm", "trtllm.executor_oom", "RuntimeError: Executor creation failed with an error which might indicate insufficient GPU memory."},
+	{"trtllm", "trtllm.worker_returned_error", "RuntimeError: Executor worker returned error"},
+	{"trtllm", "cuda.no_gpu", "ValueError: No GPU devices found on the node"},
 	{"vllm", "vllm.tp_over_gpus", "(APIServer pid=1) ValueError: Unable to load Ray which is required for multi-node inference, please install Ray with `pip install ray`."},
 	{"vllm", "hf.remote_code", "(APIServer pid=1) RuntimeError: Failed to load the model config. If the model is a custom model not yet available in the HuggingFace transformers library, consider setting `trust_remote_code=True` in LLM or using the `--trust-remote-code` flag in the CLI."},
 	{"vllm", "vllm.max_len_kv", "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.21 GiB). Based on the available memory, the estimated maximum model length is 42608. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},

@@ -224,7 +224,9 @@ var commonFailures = []FailureRule{
 	// torch/cuda/__init__.py: "CUDA driver initialization failed, you
 	// might not have a CUDA gpu."; TGI's models/__init__.py gives "CUDA is
 	// not available" as why its Flash Attention models did not import.
-	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|CUDA is not available", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|^CUDA is not available`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
+	// tensorrt_llm commands/serve.py get_llm_args: "No GPU devices found
+	// on the node".
+	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|CUDA is not available|No GPU devices found on the node", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|^CUDA is not available|No GPU devices found on the node`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
 		Hint: "check CUDA_VISIBLE_DEVICES, the container's --gpus flag and nvidia-smi"},
 	// torch/csrc/cuda/Module.cpp and c10/cuda/CUDAFunctions.cpp (torch
 	// 2.x): the driver answered cudaGetDeviceCount() with an error; 802 is

@@ -428,14 +428,23 @@ var trtllm = &Profile{
 		// Any TensorRT-LLM KV cache allocation that does not fit.
 		{ID: "trtllm.kv_oom", Matcher: re("KV cache|kv cache|KV Cache", `(?i)not enough (gpu )?memory.*kv cache|kv cache.*(out of memory|insufficient)`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "reduce --max_batch_size, --max_num_tokens or --max_seq_len, lower --free_gpu_memory_fraction only if other processes need the GPU, or add GPUs"},
+		// _torch/pyexecutor/resource_manager.py KVCacheManager (1.x): the
+		// memory left for the KV cache holds no block of one sequence.
+		{ID: "trtllm.kv_no_sequence", Matcher: lit("Impossible to fit in any sequence in kvCache"), Cause: v.GPUOOM, Title: "the KV cache cannot hold a single sequence",
+			Hint: "reduce --max_seq_len, --max_batch_size or --max_num_tokens, raise kv_cache_config.free_gpu_memory_fraction if other processes do not need the GPU, or add GPUs (tensor parallelism)"},
 		// The PyTorch backend's own report names the component it could
 		// not create (KV cache, additional executor resources, ...):
-		// _torch/pyexecutor/py_executor_creator.py _maybe_explain_if_oom (1.x).
-		{ID: "trtllm.executor_oom", Matcher: lit("Executor creation failed due to insufficient GPU memory"), Cause: v.GPUOOM, Title: "not enough GPU memory to create the executor",
+		// _torch/pyexecutor/py_executor_creator.py _maybe_explain_if_oom (1.x;
+		// for an NCCL "unhandled cuda error" 1.0-1.2 said "failed with an
+		// error which might indicate insufficient GPU memory").
+		{ID: "trtllm.executor_oom", Matcher: re("Executor creation failed due to insufficient GPU memory|might indicate insufficient GPU memory", `Executor creation failed due to insufficient GPU memory|Executor creation failed with an error which might indicate insufficient GPU memory`), Cause: v.GPUOOM, Title: "not enough GPU memory to create the executor",
 			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
 		// tensorrt_llm executor/worker.py (0.2x-1.x): announces the error
 		// the worker raised; the OOM form above is more specific.
 		{ID: "trtllm.executor_init", Matcher: re("Failed to initialize executor on rank", `Failed to initialize executor on rank \d+`), Fatal: true, Quotes: true, Title: "the executor failed to start"},
+		// executor/proxy.py _start_executor_workers (0.2x-1.x): the parent's
+		// echo of a worker's failure, printed after the rank's own error.
+		{ID: "trtllm.worker_returned_error", Matcher: lit("Executor worker returned error"), Fatal: true, Title: "an executor worker failed to start"},
 		// _torch/models/modeling_auto.py AutoModelForCausalLM.from_config
 		// (1.x): the PyTorch backend has no class for the architecture.
 		{ID: "trtllm.unknown_arch", Matcher: re("Unknown architecture for AutoModelForCausalLM", `Unknown architecture for AutoModelForCausalLM: \S+`), Cause: v.Config, Title: "TensorRT-LLM's PyTorch backend has no model class for this architecture",

@@ -485,6 +485,23 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Dependency, from: 1.2, to: 1.3, evidence: "No module named 'ray'",
 		},
 		{
+			// tensorrt_llm _torch/pyexecutor/resource_manager.py, quoted by
+			// executor/worker.py, then echoed by executor/proxy.py.
+			name: "an executor failure that quotes a KV cache too small for one sequence is gpu_oom",
+			cfg:  Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "[01/15/2026-10:00:34] [TRT-LLM] [E] Failed to initialize executor on rank 0: Impossible to fit in any sequence in kvCache"),
+				ln(1.01, "RuntimeError: Executor worker returned error"), ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.GPUOOM, from: 1, to: 1.8, evidence: "Impossible to fit",
+		},
+		{
+			// executor/proxy.py raises its echo after the rank's own error.
+			name: "the proxy's echo after an unknown executor failure is not the root",
+			cfg:  Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "[01/15/2026-10:00:34] [TRT-LLM] [E] Failed to initialize executor on rank 0: something vigil does not know"),
+				ln(1.01, "RuntimeError: Executor worker returned error"), ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.Crash, from: 1, to: 1.8, evidence: "something vigil does not know",
+		},
+		{
 			name:  "an executor failure that quotes no known error has no cause of its own",
 			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: something vigil does not know")},
