@@ -45,6 +45,8 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.executor_oom", "RuntimeError: Executor creation failed with an error which might indicate insufficient GPU memory."},
 	{"trtllm", "trtllm.worker_returned_error", "RuntimeError: Executor worker returned error"},
 	{"trtllm", "cuda.no_gpu", "ValueError: No GPU devices found on the node"},
+	// TGI's router (backends/v3/src/lib.rs).
+	{"tgi", "tgi.kv_not_enough", "Error: Backend(NotEnoughMemory(131072))"},
 	{"vllm", "vllm.tp_over_gpus", "(APIServer pid=1) ValueError: Unable to load Ray which is required for multi-node inference, please install Ray with `pip install ray`."},
 	{"vllm", "hf.remote_code", "(APIServer pid=1) RuntimeError: Failed to load the model config. If the model is a custom model not yet available in the HuggingFace transformers library, consider setting `trust_remote_code=True` in LLM or using the `--trust-remote-code` flag in the CLI."},
 	{"vllm", "vllm.max_len_kv", "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.21 GiB). Based on the available memory, the estimated maximum model length is 42608. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
@@ -702,6 +704,8 @@ func TestQuoted(t *testing.T) {
 	}{
 		{"between quotes, a colon inside", vllmWorker, "CUDA error: no kernel image is available"},
 		{"after the colon", trtExecutor, "Invalid argument: max_num_tokens (8192) must be greater than 0"},
+		{"all after a literal that ends in a colon", Lookup("tgi").Classify(`Error: Backend(Warmup(Generation("Not enough memory to handle 4096 prefill tokens. You need to decrease ` + "`--max-batch-prefill-tokens`" + `")))`),
+			`Backend(Warmup(Generation("Not enough memory to handle 4096 prefill tokens. You need to decrease ` + "`--max-batch-prefill-tokens`" + `")))`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -669,9 +669,17 @@ var tgi = &Profile{
 			Hint: "the warning 'Could not import Flash Attention enabled models: ...' says why: run the official image on a GPU it supports (and check the container sees the GPU), or run unsharded"},
 		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.webserver", Matcher: re("Webserver Crashed|Failed to start webserver", `Webserver Crashed|Failed to start webserver`), Fatal: true, Title: "the router failed to start"},
-		// The launcher's final "Error: <LauncherError>" (ShardCannotStart,
-		// DownloadError, WebserverFailed, ...).
-		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Title: "the launcher gave up"},
+		// backends/v3/src/lib.rs check_max_batch_total_tokens (3.x): the
+		// KV cache the shards made holds fewer tokens than
+		// --max-total-tokens; the router prints its error's Debug form,
+		// "Error: Backend(NotEnoughMemory(131072))".
+		{ID: "tgi.kv_not_enough", Matcher: re("NotEnoughMemory|max_total_tokens=", `NotEnoughMemory\(\d+\)|Not enough memory to handle .max_total_tokens=\d+`), Cause: v.GPUOOM, Fatal: true, Title: "the KV cache holds fewer tokens than --max-total-tokens",
+			Hint: "lower --max-total-tokens{flag:--max-total-tokens} (and --max-input-tokens), shard the model over more GPUs (--num-shard) or quantize it (--quantize); raise --cuda-memory-fraction only if nothing else uses the GPU"},
+		// The launcher's and the router's final "Error: <error>"
+		// (ShardCannotStart, WebserverFailed, Backend(Warmup(...)),
+		// WebServer(Axum(... AddrInUse ...))): what it quotes may name the
+		// cause when the lines before it were filtered out.
+		{ID: "tgi.launcher_error", Matcher: re("Error: ", `^Error: [A-Z][A-Za-z]+`), Fatal: true, Quotes: true, Title: "the launcher gave up"},
 		// torch's CUDA OOM in a shard, with TGI's own knobs (the common
 		// rule names other servers'; a user's k8s deployment of TGI 2.0 ran out
 		// while loading a 70B model on two shards).

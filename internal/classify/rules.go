@@ -84,8 +84,10 @@ type FailureRule struct {
 	// Quotes: the line announces a failure and quotes the error after
 	// "<literal>...: " (TensorRT-LLM's "Failed to initialize executor on
 	// rank 0: CUDA error ..."), or between quotes when the literal ends in
-	// one (vLLM's "Worker failed with error '...', please check ...");
-	// Quoted returns that error's text, whose own rule names the cause.
+	// one (vLLM's "Worker failed with error '...', please check ..."), or
+	// all of the rest when the literal ends in ": " (TGI's "Error:
+	// Backend(Warmup(Generation(\"Not enough memory ...\")))"); Quoted
+	// returns that error's text, whose own rule names the cause.
 	Quotes bool
 	// Supersedes is the ID of a rule whose line, when it is the exception
 	// this line was raised from (the same process, within a second
@@ -108,15 +110,22 @@ type FailureRule struct {
 }
 
 // Quoted is the error a Quotes rule's line quotes: the text after the
-// first ": " that follows the rule's literal in msg, or for a literal
-// that ends in a quote the text from there to the line's last such quote;
-// "" when there is none (also for a nil rule).
+// first ": " that follows the rule's literal in msg, for a literal that
+// ends in a quote the text from there to the line's last such quote, for
+// one that ends in ": " all the text after it; "" when there is none
+// (also for a nil rule).
 func (r *FailureRule) Quoted(msg string) string {
 	if r == nil || !r.Quotes {
 		return ""
 	}
 	for _, l := range r.lits {
 		if l == "" {
+			continue
+		}
+		if strings.HasSuffix(l, ": ") {
+			if i := strings.Index(msg, l); i >= 0 {
+				return msg[i+len(l):]
+			}
 			continue
 		}
 		if q := l[len(l)-1]; q == '\'' || q == '"' {

@@ -355,8 +355,17 @@ func (j *Judge) Line(l logline.Line, now time.Time) {
 		j.restart(now)
 	}
 	j.lines++
-	if j.waiting != nil {
-		return // after a ready line only the health answers count (readiness.go)
+	if w := j.waiting; w != nil {
+		// After a ready line only the health answers count
+		// (readiness.go), and a failure to bind the port: TGI's router
+		// says "Connected" before it binds, and one that cannot never
+		// served.
+		if w.unbound == nil && !j.over(w, now) {
+			if c := j.memo.Classify(j.prof, l.Text); c.Failure != nil && c.Failure.Cause == v.PortInUse {
+				w.unbound = &recentLine{raw: l.Text, source: c.Source, msg: c.Msg, rule: c.Failure}
+			}
+		}
+		return
 	}
 	j.lastLineAt = now
 	if j.server == "" {

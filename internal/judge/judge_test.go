@@ -502,6 +502,20 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Crash, from: 1, to: 1.8, evidence: "something vigil does not know",
 		},
 		{
+			// router/src/main.rs prints its error's Debug form last; the
+			// shard's own lines were filtered out (LOG_LEVEL=error).
+			name:  "the router's final error names the prefill OOM it quotes",
+			cfg:   Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "Error: Backend(Warmup(Generation(\"Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`\")))"), ex(1.2, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.GPUOOM, from: 1, to: 1.8, evidence: "prefill tokens",
+		},
+		{
+			name:  "the router's final error names the port it could not bind",
+			cfg:   Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "Error: WebServer(Axum(Os { code: 98, kind: AddrInUse, message: \"Address already in use\" }))"), ex(1.2, observe.Exit{Code: 1})},
+			end:   20, verdict: v.Failed, cause: v.PortInUse, from: 1, to: 1.8, evidence: "AddrInUse",
+		},
+		{
 			name:  "an executor failure that quotes no known error has no cause of its own",
 			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: something vigil does not know")},

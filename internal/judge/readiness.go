@@ -126,6 +126,9 @@ type waitingReady struct {
 	good   bool
 	bad    []string // the bad answers' lines (BadAnswers at most)
 	last   observe.Health
+	// unbound is a line after the ready line saying the port could not
+	// be bound.
+	unbound *recentLine
 }
 
 // over: the wait has run out by now.
@@ -150,13 +153,17 @@ func (j *Judge) answerWaiting(w *waitingReady, h observe.Health, now time.Time) 
 func (j *Judge) settleWaiting(now time.Time) *observe.Result {
 	w := j.waiting
 	switch {
+	case w.unbound != nil:
+		r := *w.result
+		u := w.unbound
+		r.Verdict, r.Cause, r.Phase, r.RuleID = v.Failed, u.rule.Cause, j.phaseBeforeReady(), u.rule.ID
+		r.Summary = summarize(u.rule.Title, u.source, u.msg)
+		r.Hint = expandHint(u.rule.Hint, j.cfg.Argv)
+		r.Evidence = append([]string{u.raw}, r.Evidence[:min(1, len(r.Evidence))]...)
+		j.result = &r
 	case len(w.bad) >= j.cfg.Readiness.BadAnswers:
 		r := *w.result
-		phase := v.Serving
-		if n := len(j.spans); n >= 2 {
-			phase = j.spans[n-2].Phase // the one before ready
-		}
-		r.Verdict, r.Cause, r.Phase, r.RuleID, r.Hint = v.Failed, v.Health, phase, "health.after_ready", UnhealthyHint
+		r.Verdict, r.Cause, r.Phase, r.RuleID, r.Hint = v.Failed, v.Health, j.phaseBeforeReady(), "health.after_ready", UnhealthyHint
 		r.Summary = fmt.Sprintf("the server printed its ready line but /health then answered HTTP %d", w.last.Code)
 		r.Evidence = append(append([]string{}, r.Evidence[:min(1, len(r.Evidence))]...), w.bad...)
 		j.result = &r
@@ -167,6 +174,14 @@ func (j *Judge) settleWaiting(now time.Time) *observe.Result {
 	}
 	j.waiting = nil
 	return j.result
+}
+
+// phaseBeforeReady is the phase a ready line left.
+func (j *Judge) phaseBeforeReady() v.Phase {
+	if n := len(j.spans); n >= 2 {
+		return j.spans[n-2].Phase
+	}
+	return v.Serving
 }
 
 // readiness decides ready (or a health failure after the server said it

@@ -83,6 +83,18 @@ func TestLogReadiness(t *testing.T) {
 			verdict: v.Failed, cause: v.Health, phase: v.Serving},
 		{name: "one 500 may be a hiccup", server: "vllm",
 			steps: cat(up, []step{answer(4, 500)}), end: 5},
+		// TGI's router says "Connected" and then binds its port
+		// (router/src/server.rs).
+		{name: "a ready line, then the port cannot be bound", server: "tgi",
+			steps: []step{ln(0, "2026-01-08T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0"),
+				ln(4, "2026-01-08T10:00:29.000000Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected"),
+				ln(4, "2026-01-08T10:00:29.000000Z ERROR text_generation_router::server: router/src/server.rs:2325: Failed to bind to 0.0.0.0:3000: Address already in use (os error 98)")}, end: 5,
+			verdict: v.Failed, cause: v.PortInUse, phase: v.Weights, rule: "tgi.router_bind", at: 4, evidence: "Failed to bind to 0.0.0.0:3000"},
+		{name: "a bind failure after the wait is the life's, not the start's", server: "tgi",
+			steps: []step{ln(0, "2026-01-08T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0"),
+				ln(4, "2026-01-08T10:00:29.000000Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected"),
+				ln(20, "2026-01-08T10:00:45.000000Z ERROR text_generation_router::server: router/src/server.rs:2325: Failed to bind to 0.0.0.0:3000: Address already in use (os error 98)")}, end: 30,
+			verdict: v.Ready, phase: v.PhaseReady, at: 4},
 		{name: "a ready-line server is not ready by listening", server: "sglang",
 			steps: []step{ln(0, sgArgs), ln(1, "INFO:     Application startup complete.")}, end: 60},
 	}
