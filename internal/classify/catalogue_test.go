@@ -45,7 +45,21 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.executor_oom", "RuntimeError: Executor creation failed with an error which might indicate insufficient GPU memory."},
 	{"trtllm", "trtllm.worker_returned_error", "RuntimeError: Executor worker returned error"},
 	{"trtllm", "cuda.no_gpu", "ValueError: No GPU devices found on the node"},
-	// TGI's router (backends/v3/src/lib.rs).
+	// TGI's launcher, server and router.
+	// launcher/src/main.rs: a fatal argument error whose message says
+	// "is deprecated", a benign phrase elsewhere.
+	{"tgi", "tgi.args", "Error: ArgumentValidation(\"Both `max_input_tokens` (1000) and `max_input_length` (1000) are set. Please define only `max_input_tokens` as `max_input_length is deprecated for naming consistency.\")"},
+	{"tgi", "rust.panic", "thread 'main' panicked at launcher/src/main.rs:1384:18:"},
+	{"tgi", "tgi.no_devices", "--num-shard and CUDA_VISIBLE_DEVICES/NVIDIA_VISIBLE_DEVICES/ZE_AFFINITY_MASK are not set"},
+	{"tgi", "tgi.dtype_and_quantize", "RuntimeError: Only 1 can be set between `dtype` and `quantize`, as they both decide how goes the final model."},
+	{"tgi", "tgi.model_options", "RuntimeError: Sharding is currently not supported with `exl2` quantization"},
+	{"tgi", "tgi.model_options", "RuntimeError: Unknown kv_cache_dtype: fp8_e5m2"},
+	{"tgi", "tgi.model_options", "RuntimeError: Speculate is set to `3` but this medusa models only has `2` heads, please make them match"},
+	{"tgi", "tgi.model_options", "ValueError: The backend cuda does not support sliding window attention that is used by the model type mistral. To use this model nonetheless with the cuda backend, please launch TGI with the argument `--max-input-tokens` smaller than sliding_window=4096 (got here max_input_tokens=8000)."},
+	{"tgi", "tgi.no_model", "RuntimeError: Could not determine model type for foo/bar revision None"},
+	{"tgi", "tgi.no_model", "FileNotFoundError: No local weights found in /data/foo with extension .safetensors"},
+	{"tgi", "tgi.no_model", "FileNotFoundError: File /data/x/model.safetensors not found in /data/x."},
+	{"tgi", "tgi.flash_decoding_v2", "ValueError: Flash decoding requires Flash Attention V2"},
 	{"tgi", "tgi.kv_not_enough", "Error: Backend(NotEnoughMemory(131072))"},
 	{"vllm", "vllm.tp_over_gpus", "(APIServer pid=1) ValueError: Unable to load Ray which is required for multi-node inference, please install Ray with `pip install ray`."},
 	{"vllm", "hf.remote_code", "(APIServer pid=1) RuntimeError: Failed to load the model config. If the model is a custom model not yet available in the HuggingFace transformers library, consider setting `trust_remote_code=True` in LLM or using the `--trust-remote-code` flag in the CLI."},

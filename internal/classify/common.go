@@ -424,6 +424,10 @@ var commonFailures = []FailureRule{
 	// operators: "ValueError: awq quantization requires some operators
 	// from vllm. Please install vllm by `pip install vllm==0.8.4`").
 	// Only an exception's line: an INFO line may suggest a package for speed.
+	// A Rust program's main thread panicked (TGI's launcher and router,
+	// SGLang's router): it dies; the message is on this line (Rust before
+	// 1.73) or the next, whose own rule names the cause.
+	{ID: "rust.panic", Matcher: re("panicked at", `^thread 'main' panicked at`), Fatal: true, Title: "the program panicked"},
 	{ID: "py.please_install", Matcher: re("lease install|pip install", `(?:^|\s)[\w.]*(?:Error|Exception): .*(?:[Pp]lease install|pip install )`), Cause: v.Dependency, Title: "a package this configuration needs is not installed",
 		Hint: "install the package the message names (the version it asks for) in the server's environment"},
 	// Servers say they give up in these words (llama.cpp "exiting due to

@@ -312,15 +312,21 @@ func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
 		c.Benign = true
 		return c
 	}
-	if first(pf.benignBase, len(benign), func(i int) *Matcher { return &benign[i] }) >= 0 {
+	own := -1
+	if c.Progress == nil && !quoted {
+		own = first(pf.failBase, len(pr.Failures), func(i int) *Matcher { return &pr.Failures[i].Matcher })
+	}
+	// A benign phrase does not excuse the server's own fatal line (TGI's
+	// "Error: ArgumentValidation(...)" quoting "... is deprecated ...").
+	if (own < 0 || !pr.Failures[own].Fatal) && first(pf.benignBase, len(benign), func(i int) *Matcher { return &benign[i] }) >= 0 {
 		c.Benign = true
 		return c
 	}
 	if c.Progress != nil || quoted {
 		return c
 	}
-	if i := first(pf.failBase, len(pr.Failures), func(i int) *Matcher { return &pr.Failures[i].Matcher }); i >= 0 {
-		c.Failure, c.Notable = &pr.Failures[i], nil
+	if own >= 0 {
+		c.Failure, c.Notable = &pr.Failures[own], nil
 		return c
 	}
 	if i := first(pf.commonBase, len(commonFailures), func(i int) *Matcher { return &commonFailures[i].Matcher }); i >= 0 {

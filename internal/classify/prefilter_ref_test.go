@@ -68,15 +68,23 @@ notable:
 		c.Benign = true
 		return c
 	}
+	// Traceback frames and source lines ("  File ...", "    raise X(...)")
+	// quote code, not errors.
+	quoted := c.Progress != nil || strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t")
+	ownFatal := false
+	for i := range pr.Failures {
+		if !quoted && pr.Failures[i].match(msg, lowerOf()) {
+			ownFatal = pr.Failures[i].Fatal
+			break
+		}
+	}
 	for i := range benign {
-		if benign[i].match(msg, lowerOf()) {
+		if !ownFatal && benign[i].match(msg, lowerOf()) {
 			c.Benign = true
 			return c
 		}
 	}
-	// Traceback frames and source lines ("  File ...", "    raise X(...)")
-	// quote code, not errors.
-	if c.Progress != nil || strings.HasPrefix(msg, "  ") || strings.HasPrefix(msg, "\t") {
+	if quoted {
 		return c
 	}
 	for _, rules := range [][]FailureRule{pr.Failures, commonFailures} {

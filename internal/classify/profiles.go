@@ -646,6 +646,25 @@ var tgi = &Profile{
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		// launcher/src/main.rs (2.x-3.x).
 		{ID: "tgi.shard_disconnected", Matcher: lit("Shard status channel disconnected"), Fatal: true, Title: "a shard stopped reporting to the launcher"},
+		// launcher/src/main.rs find_num_shards (2.x-3.3): --sharded with no
+		// --num-shard and no visible devices; the message follows the
+		// launcher's panic line.
+		{ID: "tgi.no_devices", Matcher: lit("--num-shard and CUDA_VISIBLE_DEVICES"), Cause: v.Config, Fatal: true, Title: "the launcher sees no GPU to shard over",
+			Hint: "give --num-shard, or make the GPUs visible (CUDA_VISIBLE_DEVICES, the container's --gpus)"},
+		// server/text_generation_server/cli.py serve (1.x-3.3).
+		{ID: "tgi.dtype_and_quantize", Matcher: lit("Only 1 can be set between `dtype` and `quantize`"), Cause: v.Config, Title: "--dtype and --quantize were both given",
+			Hint: "drop --dtype or --quantize: each decides how the weights are loaded"},
+		// server/text_generation_server/models/__init__.py get_model
+		// (2.x-3.3): options this model or this build cannot take.
+		{ID: "tgi.model_options", Matcher: re("Sharding is currently not supported with|Unknown kv_cache_dtype|but this medusa models only has|does not support sliding window attention", "Sharding is currently not supported with `exl2` quantization|^(?:RuntimeError: )?Unknown kv_cache_dtype|Speculate is set to `\\d+` but this medusa models only has `\\d+` heads|does not support sliding window attention"), Cause: v.Config, Title: "an option the model cannot take with this TGI",
+			Hint: "read the message: drop or change the option it names (--num-shard with exl2, --kv-cache-dtype, --speculate, --max-input-tokens under the model's sliding window)"},
+		// models/__init__.py get_model: no model_type in config.json;
+		// utils/hub.py weight_files: no weights where they should be.
+		{ID: "tgi.no_model", Matcher: re("Could not determine model type for|No local weights found in|not found in", "Could not determine model type for \\S+ revision|No local weights found in \\S+ with extension|^(?:FileNotFoundError: )?File \\S+ not found in \\S+"), Cause: v.ModelLoad, Title: "the model's files are not where TGI looks",
+			Hint: "check the model id or path (config.json with model_type, the weight files in the format TGI wants, .safetensors), the revision, and that the volume is mounted"},
+		// server/text_generation_server/layers/attention/cuda.py (2.x-3.3).
+		{ID: "tgi.flash_decoding_v2", Matcher: lit("Flash decoding requires Flash Attention V2"), Cause: v.Dependency, Title: "flashdecoding attention needs Flash Attention v2",
+			Hint: "use the official image (which ships flash-attn v2) on an Ampere or newer GPU, or set ATTENTION to another backend"},
 		// server/text_generation_server/utils/weights.py (2.x-3.3).
 		{ID: "tgi.weight_missing", Matcher: re("does not exist", `^(?:RuntimeError: )?weight \S+ does not exist`), Cause: v.ModelLoad, Title: "a weight the model needs is not in the checkpoint",
 			Hint: "the checkpoint does not match the architecture or quantization TGI chose: check --quantize and that the files are complete"},

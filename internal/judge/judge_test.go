@@ -516,6 +516,16 @@ func TestVerdicts(t *testing.T) {
 			end:   20, verdict: v.Failed, cause: v.PortInUse, from: 1, to: 1.8, evidence: "AddrInUse",
 		},
 		{
+			// launcher/src/main.rs find_num_shards: a panic whose message
+			// is on the next line (Rust 1.73+). No exit: a log read later.
+			name: "the launcher's panic is decided by its message",
+			cfg:  Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, "thread 'main' panicked at launcher/src/main.rs:1384:18:"),
+				ln(1, "--num-shard and CUDA_VISIBLE_DEVICES/NVIDIA_VISIBLE_DEVICES/ZE_AFFINITY_MASK are not set"),
+				ln(1, "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace")},
+			end: 20, verdict: v.Failed, cause: v.Config, from: 1, to: 1.8, evidence: "are not set",
+		},
+		{
 			name:  "an executor failure that quotes no known error has no cause of its own",
 			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: something vigil does not know")},
