@@ -66,6 +66,46 @@ func CutJSON(line string) (msg, level, stamp, source string, ok bool) {
 	return msg, level, stamp, source, true
 }
 
+// SplitJSONRecord splits a structured record whose message holds several
+// lines (TGI's --json-output carries a shard's whole traceback in one
+// record) into one record per line, each with the record's time, level
+// and rank, so that every line is judged as it is in the text format. ok
+// is false for any other line, which is the common case and cheap.
+func SplitJSONRecord(line string) (records []string, ok bool) {
+	if !strings.HasPrefix(line, "{\"") || !strings.Contains(line, `\n`) {
+		return nil, false
+	}
+	msg, level, stamp, source, ok := CutJSON(line)
+	if !ok || !strings.Contains(msg, "\n") {
+		return nil, false
+	}
+	type fields struct {
+		Message string `json:"message"`
+	}
+	type span struct {
+		Rank int `json:"rank"`
+	}
+	type record struct {
+		Timestamp string `json:"timestamp,omitempty"`
+		Level     string `json:"level,omitempty"`
+		Fields    fields `json:"fields"`
+		Span      *span  `json:"span,omitempty"`
+	}
+	r := record{Timestamp: stamp, Level: level}
+	if n, err := strconv.Atoi(strings.TrimPrefix(source, "rank ")); err == nil && source != "" {
+		r.Span = &span{Rank: n}
+	}
+	for part := range strings.SplitSeq(msg, "\n") {
+		r.Fields.Message = part
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, false
+		}
+		records = append(records, string(b))
+	}
+	return records, true
+}
+
 // isISOStamp: "2024-02-21T05:09:46.814956Z", the fraction optional.
 func isISOStamp(s string) bool {
 	if !pattern(s, "9999-99-99T99:99:99") || !strings.HasSuffix(s, "Z") {

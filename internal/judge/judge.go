@@ -348,6 +348,18 @@ func (j *Judge) DrainEvents(fn func(observe.Event)) {
 
 // Line feeds one line of output read at now.
 func (j *Judge) Line(l logline.Line, now time.Time) {
+	if records, ok := classify.SplitJSONRecord(l.Text); ok {
+		for i, r := range records {
+			part := l
+			part.Text, part.Fresh = r, l.Fresh && i == 0
+			j.line(part, now)
+		}
+		return
+	}
+	j.line(l, now)
+}
+
+func (j *Judge) line(l logline.Line, now time.Time) {
 	if j.result != nil {
 		return
 	}

@@ -526,6 +526,15 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Config, from: 1, to: 1.8, evidence: "are not set",
 		},
 		{
+			// TGI --json-output: the shard's whole traceback is one record
+			// (server.py logger.exception, re-emitted by the launcher).
+			name: "a traceback inside one JSON record is judged line by line",
+			cfg:  Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
+			steps: []step{ln(1, `{"timestamp":"2026-01-08T10:00:08.000000Z","level":"ERROR","fields":{"message":"Error when initializing model\nTraceback (most recent call last):\n  File \"/usr/src/server/text_generation_server/utils/weights.py\", line 1, in get_tensor\n    raise RuntimeError(f\"weight {tensor_name} does not exist\")\nRuntimeError: weight model.layers.0.self_attn.q_proj.weight does not exist\n"},"target":"text_generation_launcher"}`),
+				ex(1.2, observe.Exit{Code: 1})},
+			end: 20, verdict: v.Failed, cause: v.ModelLoad, from: 1.2, to: 1.3, evidence: "q_proj.weight does not exist",
+		},
+		{
 			name:  "an executor failure that quotes no known error has no cause of its own",
 			cfg:   Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second},
 			steps: []step{ln(1, "[05/07/2025-09:14:22] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: something vigil does not know")},
