@@ -447,6 +447,11 @@ var phaseLines = []ruleLine{
 	{"trtllm", "trtllm.phase.loading", "Loading weights concurrently: 100%|██████████| 1127/1127 [00:05<00:00, 205.01it/s]"},
 	{"trtllm", "trtllm.phase.model_init", "Model init total -- 19.66s"},
 	{"trtllm", "trtllm.phase.kv_cache", "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 68.69 GiB for max tokens in paged KV cache (643136)."},
+	// A real trtllm-serve 1.1.0rc3 start (gpt-oss-120b), between its two
+	// warmups.
+	{"trtllm", "trtllm.phase.kv_profiling", "[12/20/2025-04:21:50] [TRT-LLM] [I] Memory used after loading model weights (inside torch) in memory usage profiling: 63.52 GiB"},
+	{"trtllm", "trtllm.phase.kv_profiling", "[12/20/2025-04:21:51] [TRT-LLM] [I] Memory used outside torch (e.g., NCCL and CUDA graphs) in memory usage profiling: 49.28 GiB"},
+	{"trtllm", "trtllm.phase.kv_profiling", "[12/20/2025-04:21:51] [TRT-LLM] [I] Estimated max memory in KV cache : 5.95 GiB"},
 	{"trtllm", "trtllm.phase.autotune", "[12/20/2025-04:21:04] [TRT-LLM] [I] [Autotuner] Autotuning process starts ..."},
 	{"trtllm", "trtllm.phase.cuda_graph", "[12/20/2025-04:21:10] [TRT-LLM] [I] Run generation-only CUDA graph warmup for batch size=4, draft_len=0, max_seq_len=8192"},
 	{"trtllm", "trtllm.phase.warmup", "[12/20/2025-04:21:20] [TRT-LLM] [I] Run warmup for batch size=1"},

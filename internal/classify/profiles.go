@@ -389,6 +389,13 @@ var trtllm = &Profile{
 		// (1.x) checks the KV cache's dtype before the weights load: no
 		// KV cache yet (trtllm.phase.kv_cache would take it).
 		{ID: "trtllm.phase.kv_dtype_check", Matcher: re("Validating KV Cache config|KV cache quantization set to", `^Validating KV Cache config against|^KV cache quantization set to`), Phase: v.Init},
+		// _torch/pyexecutor/_util.py KvCacheCreator (1.x): after a first
+		// warmup (autotune, CUDA graphs) with a small KV cache, the memory
+		// is profiled and the final KV cache sized and built, then the
+		// warmup runs again. Back: these lines follow the first CUDA graph
+		// capture, and their "model weights" and "CUDA graphs" are memory
+		// figures, not the steps.
+		{ID: "trtllm.phase.kv_profiling", Matcher: re("in memory usage profiling|Peak memory during memory usage profiling|Estimated max memory in KV cache", `in memory usage profiling|^Peak memory during memory usage profiling|^Estimated max memory in KV cache`), Phase: v.KVCache, Back: true},
 		// _torch/pyexecutor/model_loader.py (1.x), once the model is built:
 		// "Use 63.32 GB for model weights." on every rank (the bars that
 		// follow are the first rank's); _torch/models/checkpoints
