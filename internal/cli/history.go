@@ -122,11 +122,14 @@ func openHistory(env *Env, dbPath, cmdName string) (*history.Store, string, erro
 	if path == "" {
 		return nil, "", Usagef("%s: no history database: set HOME or XDG_STATE_HOME, or give --db", cmdName)
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, path, nil
 	}
+	if err == nil && fi.IsDir() {
+		return nil, path, Usagef("%s: %s is a directory, not a history database", cmdName, path)
+	}
 	var store *history.Store
-	var err error
 	if dbPath == "" {
 		// The default database lives in the checked state directory.
 		store, err = history.OpenDefault(env.Getenv)

@@ -192,6 +192,16 @@ func TestHistoryCorruptDatabase(t *testing.T) {
 	}
 }
 
+func TestHistoryDatabaseIsADirectory(t *testing.T) {
+	env, out, errOut, _ := testEnv(t)
+	dir := t.TempDir()
+	code := run(t, newHistoryCmd(env), errOut, "--db", dir)
+	want := "vigil: history: " + dir + " is a directory, not a history database"
+	if code != 2 || out.Len() != 0 || strings.TrimSpace(errOut.String()) != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errOut, want)
+	}
+}
+
 func TestHistoryShow(t *testing.T) {
 	env, out, errOut, path := testEnv(t)
 	seed(t, path)
