@@ -348,6 +348,10 @@ func (j *Judge) DrainEvents(fn func(observe.Event)) {
 
 // Line feeds one line of output read at now.
 func (j *Judge) Line(l logline.Line, now time.Time) {
+	if len(l.Text) < 2 || l.Text[0] != '{' {
+		j.line(l, now) // not a JSON record: most lines
+		return
+	}
 	if records, ok := classify.SplitJSONRecord(l.Text); ok {
 		for i, r := range records {
 			part := l
@@ -372,7 +376,7 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		// (readiness.go), and a failure to bind the port: TGI's router
 		// says "Connected" before it binds, and one that cannot never
 		// served.
-		if w.unbound == nil && !j.over(w, now) {
+		if w.unbound == nil && classify.MayFailBind(l.Text) && !j.over(w, now) {
 			if c := j.memo.Classify(j.prof, l.Text); c.Failure != nil && c.Failure.Cause == v.PortInUse {
 				w.unbound = &recentLine{raw: l.Text, source: c.Source, msg: c.Msg, rule: c.Failure}
 			}
