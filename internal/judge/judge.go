@@ -346,7 +346,8 @@ func (j *Judge) DrainEvents(fn func(observe.Event)) {
 	j.events = j.events[:0]
 }
 
-// Line feeds one line of output read at now.
+// Line feeds one line of output read at now; a JSON record whose message
+// holds several lines is fed as one record per line.
 func (j *Judge) Line(l logline.Line, now time.Time) {
 	if len(l.Text) < 2 || l.Text[0] != '{' {
 		j.line(l, now) // not a JSON record: most lines
