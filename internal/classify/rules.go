@@ -119,26 +119,25 @@ func (r *FailureRule) Quoted(msg string) string {
 		return ""
 	}
 	for _, l := range r.lits {
-		if l == "" {
+		i := strings.Index(msg, l)
+		if l == "" || i < 0 {
 			continue
 		}
-		if strings.HasSuffix(l, ": ") {
-			if i := strings.Index(msg, l); i >= 0 {
-				return msg[i+len(l):]
+		rest := msg[i+len(l):]
+		switch q := l[len(l)-1]; {
+		case strings.HasSuffix(l, ": "):
+			return rest
+		case q == '\'' || q == '"':
+			if j := strings.LastIndexByte(rest, q); j >= 0 {
+				return rest[:j]
 			}
-			continue
-		}
-		if q := l[len(l)-1]; q == '\'' || q == '"' {
-			if i := strings.Index(msg, l); i >= 0 {
-				rest := msg[i+len(l):]
-				if j := strings.LastIndexByte(rest, q); j >= 0 {
-					return rest[:j]
-				}
-				return rest
-			}
+			return rest
+		default:
+			_, quoted, _ := strings.Cut(rest, ": ")
+			return quoted
 		}
 	}
-	return afterLiteral(r.lits, msg)
+	return ""
 }
 
 // afterLiteral is the text after the first ": " that follows the first of

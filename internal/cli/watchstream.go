@@ -85,12 +85,8 @@ func (s *streamLog) checkHead(name string) error {
 		return err
 	}
 	defer f.Close()
-	head := make([]byte, sniffLen)
-	n, _ := io.ReadFull(f, head)
-	if isBinary(head[:n]) {
-		return fmt.Errorf("%s is binary data, not a log", name)
-	}
-	return nil
+	_, err = sniffStream(f, name)
+	return err
 }
 
 // close stops the copy, joins it and removes the private copy.
