@@ -27,7 +27,7 @@ var failureLines = []ruleLine{
 	{"tgi", "tgi.prefill_oom", "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"},
 	{"sglang", "sglang.kv_pool", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.6"},
 	{"sglang", "sglang.graph_oom", "[2026-11-29 10:00:00 TP0] Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB."},
-	{"vllm", "vllm.kv_blocks", "ValueError: Free memory on device cuda:0 (10.51/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."},
+	{"vllm", "vllm.startup_free_memory", "ValueError: Free memory on device cuda:0 (10.51/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."},
 	{"vllm", "vllm.kv_blocks", "(EngineCore pid=42) ERROR 08-20 10:00:41 [core.py:1010] ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."},
 	{"sglang", "sglang.kv_pool", "AssertionError: Memory pool size is too small"},
 	{"sglang", "sglang.kv_pool", "AssertionError: max_running_request is zero"},
@@ -174,6 +174,12 @@ var failureLines = []ruleLine{
 	{"llamacpp", "llamacpp.bind", "couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080"},
 	// model_load
 	{"tgi", "hf.gated", "huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json."},
+	// huggingface_hub's GatedRepoError, and transformers' OSError for it.
+	{"tgi", "hf.gated", "huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-68c2a1f0-4b1d6e2f19a07c3d5e8b2a41;7d3e9a52-1c4b-4f0e-9a6d-2b8c1e5f4a90)"},
+	{"vllm", "hf.gated", "OSError: You are trying to access a gated repo."},
+	// RepositoryNotFoundError's own message names "a private or gated
+	// repo" as one possible reason: a mistyped id, not a gated model.
+	{"vllm", "hf.not_found", "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. Repository Not Found for url: https://huggingface.co/api/models/nonexistent/model. If you are trying to access a private or gated repo, make sure you are authenticated."},
 	{"vllm", "hf.auth", "requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/api/models/org/private-model"},
 	{"vllm", "hf.not_found", "OSError: nonexistent/model is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'"},
 	{"sglang", "hf.unreachable", "requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: /api/models/Qwen/Qwen3-8B\"))"},
@@ -402,6 +408,7 @@ var phaseLines = []ruleLine{
 	{"vllm", "vllm.phase.world_size", "(EngineCore_DP0 pid=7) DEBUG 11-29 10:00:00 [parallel_state.py:1000] world_size=2 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:29500 backend=nccl"},
 	{"vllm", "vllm.phase.nccl_version", "(VllmWorker TP0 pid=8) INFO 11-29 10:00:00 [pynccl.py:70] vLLM is using nccl==2.27.3"},
 	{"vllm", "vllm.phase.nccl_library", "INFO 01-14 03:08:50 utils.py:960] Found nccl from library libnccl.so.2"},
+	{"vllm", "vllm.phase.nccl_library", "(Worker pid=5) INFO 04-16 11:02:40 [pynccl_wrapper.py:80] Found nccl from environment variable VLLM_NCCL_SO_PATH=/usr/lib/x86_64-linux-gnu/libnccl.so.2"},
 	{"vllm", "vllm.phase.rank_assigned", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [parallel_state.py:1208] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0"},
 	{"vllm", "vllm.phase.start_load", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-8B..."},
 	{"vllm", "vllm.phase.load_from_scratch", "(EngineCore_DP0 pid=7) INFO 11-29 10:00:00 [gpu_model_runner.py:2634] Loading model from scratch..."},

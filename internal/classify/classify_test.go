@@ -362,6 +362,10 @@ func TestWaitingLines(t *testing.T) {
 		// executor/ray_utils.py _wait_until_pg_ready (gpustack#5509).
 		{"vllm ray placement", "vllm", "(EngineCore_DP0 pid=89) INFO 08-23 10:00:00 [ray_utils.py:267] Waiting for creating a placement group of specs for 630 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have enough resources.", true},
 		{"tgi shard", "tgi", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0", true},
+		// entrypoints/http_server.py health_generate (0.5.x).
+		{"sglang health check", "sglang", "[2026-06-05 18:17:52] Health check failed. Server couldn't get a response from detokenizer for last 20 seconds. tic start time: 18:17:32. last_heartbeat time: 18:11:33", true},
+		// entrypoints/http_server.py health_generate (0.5.x).
+		{"sglang health check", "sglang", "[2026-06-05 18:17:52] Health check failed. Server couldn't get a response from detokenizer for last 20 seconds. tic start time: 18:17:32. last_heartbeat time: 18:11:33", true},
 		{"vllm weights", "vllm", "(EngineCore pid=1) INFO 08-23 10:00:00 [default_loader.py:291] Loading weights took 2.61 seconds", false},
 	}
 	for _, tt := range tests {

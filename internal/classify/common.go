@@ -57,6 +57,10 @@ var waiting = []Matcher{
 	// vLLM's executor/ray_utils.py _wait_until_pg_ready, every 10 s
 	// until a node with the GPUs joins (or 30 minutes pass).
 	lit("Waiting for creating a placement group of specs"),
+	// SGLang's entrypoints/http_server.py health_generate: a health
+	// request got no answer from the scheduler for 20 s. Repeated, it is
+	// no sign of progress.
+	lit("Health check failed. Server couldn't get a response from detokenizer"),
 }
 
 // commonFailures are library-level errors that look the same whichever
@@ -284,18 +288,20 @@ var commonFailures = []FailureRule{
 	// in use", OSError's "[Errno 98] Address already in use"), so net.bind
 	// always matched first and it never decided a line.
 	// model_load
-	{ID: "hf.gated", Matcher: re("gated repo", `gated repo|Cannot access gated repo`), Cause: v.ModelLoad, Title: "the model is gated on the Hugging Face Hub",
+	{ID: "hf.gated", Matcher: re("Cannot access gated repo|GatedRepoError|access a gated repo", `Cannot access gated repo|GatedRepoError|You are trying to access a gated repo`), Cause: v.ModelLoad, Supersedes: "hf.auth", Title: "the model is gated on the Hugging Face Hub",
 		Hint: "accept the model's licence on its Hub page and set HF_TOKEN for this server"},
-	{ID: "hf.auth", Matcher: re("Client Error", `(401|403) Client Error`), Cause: v.ModelLoad, Title: "the Hub refused access to the model",
-		Hint: "set HF_TOKEN with access to the repository"},
 	// huggingface_hub's HFValidationError is what a model path that does
 	// not exist locally turns into ("Repo id must be in the form ...").
 	// Its cache manager's scan_cache_dir (utils/_cache_manager.py) raises
 	// CacheNotFound for an HF_HOME that does not exist (vllm-fork#1474),
 	// and utils/_http.py refuses a request under HF_HUB_OFFLINE with
 	// OfflineModeIsEnabled ("Cannot reach URL: offline mode is enabled").
-	{ID: "hf.not_found", Matcher: re("is not a local folder|NotFoundError|Repository Not Found|is not a valid git identifier|does not appear to have a file named|Cannot find the requested files|HFValidationError|CacheNotFound|Cache directory not found|OfflineModeIsEnabled", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache|HFValidationError: Repo id must|CacheNotFound|Cache directory not found: |OfflineModeIsEnabled`), Cause: v.ModelLoad, Title: "the model could not be found",
+	{ID: "hf.not_found", Matcher: re("is not a local folder|NotFoundError|Repository Not Found|is not a valid git identifier|does not appear to have a file named|Cannot find the requested files|HFValidationError|CacheNotFound|Cache directory not found|OfflineModeIsEnabled", `is not a local folder and is not a valid model identifier|RepositoryNotFoundError|Repository Not Found|RevisionNotFoundError|is not a valid git identifier|EntryNotFoundError|does not appear to have a file named|LocalEntryNotFoundError|Cannot find the requested files in the local cache|HFValidationError: Repo id must|CacheNotFound|Cache directory not found: |OfflineModeIsEnabled`), Cause: v.ModelLoad, Supersedes: "hf.auth", Title: "the model could not be found",
 		Hint: "check the model path or Hub id, the revision, and HF_HUB_OFFLINE / HF_HOME"},
+	// After the rules that name what was refused: huggingface_hub's
+	// RepositoryNotFoundError and GatedRepoError carry the HTTP status too.
+	{ID: "hf.auth", Matcher: re("Client Error", `(401|403) Client Error`), Cause: v.ModelLoad, Title: "the Hub refused access to the model",
+		Hint: "set HF_TOKEN with access to the repository"},
 	// huggingface_hub says so when a download breaks, then resumes it; a
 	// start that goes on past weights drops it as a root cause. It comes
 	// before hf.unreachable, whose pattern also matches the CDN's host and

@@ -175,7 +175,7 @@ var vllm = &Profile{
 		{ID: "vllm.phase.multiple_tasks", Matcher: lit("This model supports multiple tasks"), Phase: v.Init},
 		{ID: "vllm.phase.world_size", Matcher: re("world_size=", `world_size=\d+ rank=\d+`), Phase: v.Distributed},
 		{ID: "vllm.phase.nccl_version", Matcher: lit("vLLM is using nccl=="), Phase: v.Distributed},
-		{ID: "vllm.phase.nccl_library", Matcher: lit("Found nccl from library"), Phase: v.Distributed},
+		{ID: "vllm.phase.nccl_library", Matcher: re("Found nccl from", `Found nccl from (library|environment variable)`), Phase: v.Distributed},
 		{ID: "vllm.phase.rank_assigned", Matcher: re("is assigned as", `in world size \d+ is assigned as`), Phase: v.Distributed},
 		{ID: "vllm.phase.start_load", Matcher: lit("Starting to load model"), Phase: v.Weights},
 		{ID: "vllm.phase.load_from_scratch", Matcher: lit("Loading model from scratch"), Phase: v.Weights},
@@ -243,7 +243,12 @@ var vllm = &Profile{
 		// memory utilization"; kv_cache_utils.py _auto_fit_max_model_len
 		// (--max-model-len auto): "Cannot auto-fit max_model_len: not
 		// enough GPU memory available to serve even a single token".
-		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|is less than desired GPU memory utilization|Cannot auto-fit max_model_len", `No available memory for the cache blocks|is less than desired GPU memory utilization|Cannot auto-fit max_model_len`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
+		// v1/worker/gpu_worker.py init_device: less is free than the
+		// utilization asks for, before any cache is sized; vLLM's own advice
+		// is to lower it, not raise it.
+		{ID: "vllm.startup_free_memory", Matcher: lit("on startup is less than desired GPU memory utilization"), Cause: v.GPUOOM, Title: "less GPU memory is free at startup than --gpu-memory-utilization asks for",
+			Hint: "another process holds GPU memory (nvidia-smi): stop it, or lower --gpu-memory-utilization{flag:--gpu-memory-utilization} to at most the free share the message shows (free/total)"},
+		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|Cannot auto-fit max_model_len", `No available memory for the cache blocks|Cannot auto-fit max_model_len`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
 		// v1/core/kv_cache_utils.py check_enough_kv_cache_memory (0.8-0.12).
 		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
@@ -638,7 +643,7 @@ var tgi = &Profile{
 		{ID: "tgi.signaled", Matcher: re("signal", `Shard process was signaled to shutdown with signal 9\b`), Cause: v.HostOOM, Fatal: true, Title: "a shard was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`"},
 		// launcher/src/main.rs (2.x-3.3).
-		{ID: "tgi.download", Matcher: lit("Download encountered an error"), Cause: v.ModelLoad, Fatal: true, Title: "downloading the weights failed",
+		{ID: "tgi.download", Matcher: lit("Download encountered an error"), Cause: v.ModelLoad, Fatal: true, Wrapper: true, Title: "downloading the weights failed",
 			Hint: "check the model id, HF_TOKEN for gated models, network access to the Hub and free disk space"},
 		// launcher/src/main.rs LauncherError (2.x-3.3), printed by main's
 		// Err return: "Error: ArgumentValidation(...)".
