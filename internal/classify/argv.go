@@ -103,6 +103,17 @@ func FlagValue(argv []string, flag string) (string, bool) {
 	return "", false
 }
 
+// ServesNoHTTP reports whether argv starts the server in a mode with no
+// HTTP endpoint at all (trtllm-serve --grpc): nothing to probe, nothing
+// to send a smoke request to.
+func ServesNoHTTP(kind string, argv []string) bool {
+	p := Lookup(kind)
+	if p == nil || p.NoHTTPFlag == "" {
+		return false
+	}
+	return slices.Contains(argv, p.NoHTTPFlag)
+}
+
 // ReadyLineHidden reports whether argv sets the server's log level above
 // info, which hides its ready line (an info line).
 func ReadyLineHidden(p *Profile, argv []string) bool {

@@ -544,6 +544,51 @@ func firstReady(pr *Profile, line string) string {
 	return ""
 }
 
+// TestNoHTTPReadyLines: trtllm-serve --grpc's ready lines (commands/
+// serve.py launch_grpc_server, grpc/smg/server.py, grpc/openengine/
+// server.py) are ready lines of a server with no HTTP; its HTTP mode's
+// uvicorn line is neither.
+func TestNoHTTPReadyLines(t *testing.T) {
+	tests := []struct {
+		name, line    string
+		ready, noHTTP bool
+	}{
+		{"grpc", "[05/02/2026-07:22:20] [TRT-LLM] [I] TensorRT-LLM gRPC server started on 0.0.0.0:8000", true, true},
+		{"smg", "[05/02/2026-07:22:20] [TRT-LLM] [MPI_Rank 0] [I] TensorRT-LLM SMG gRPC server started on [::]:50051", true, true},
+		{"openengine", "[05/02/2026-07:22:20] [TRT-LLM] [I] OpenEngine server started on 127.0.0.1:8000", true, true},
+		{"uvicorn", "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)", false, false},
+		{"initializing", "[05/02/2026-07:20:00] [TRT-LLM] [I] Initializing TensorRT-LLM gRPC server...", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Lookup("trtllm").Classify(tt.line)
+			if c.Ready != tt.ready || c.NoHTTP != tt.noHTTP {
+				t.Errorf("Ready %v NoHTTP %v, want %v %v", c.Ready, c.NoHTTP, tt.ready, tt.noHTTP)
+			}
+		})
+	}
+}
+
+func TestServesNoHTTP(t *testing.T) {
+	tests := []struct {
+		name, kind string
+		argv       []string
+		want       bool
+	}{
+		{"trtllm grpc", "trtllm", []string{"trtllm-serve", "Qwen/Qwen3-8B", "--grpc", "--port", "8000"}, true},
+		{"trtllm http", "trtllm", []string{"trtllm-serve", "Qwen/Qwen3-8B", "--port", "8000"}, false},
+		{"another server's flag", "vllm", []string{"vllm", "serve", "m", "--grpc"}, false},
+		{"unknown server", "", []string{"x", "--grpc"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ServesNoHTTP(tt.kind, tt.argv); got != tt.want {
+				t.Errorf("ServesNoHTTP = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 // notableLines hold a line for every notable-warning rule.
 var notableLines = []ruleLine{
 	{"vllm", "allreduce.custom_off", "(Worker_TP0 pid=9) WARNING 11-29 10:00:00 [custom_all_reduce.py:144] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly."},

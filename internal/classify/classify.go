@@ -27,8 +27,9 @@ type Class struct {
 	Traceback bool
 	// Benign is true for a line that looks alarming but is not.
 	Benign bool
-	// Ready is true for the server's ready line.
-	Ready bool
+	// Ready is true for the server's ready line; NoHTTP too when that
+	// line says the server serves no HTTP (Profile.NoHTTPReady).
+	Ready, NoHTTP bool
 	// Waiting is IsWaiting(Msg) and Listening SaysListening(Msg), read
 	// in the same scan as the rules.
 	Waiting, Listening bool

@@ -26,10 +26,10 @@ type prefilter struct {
 	always []int
 	words  int // len of a hit set in uint64s
 
-	phaseBase, readyBase, benignBase, failBase, commonBase int
-	kernelBase, notableBase, commonNotableBase             int
-	waitingBase, listenBit                                 int
-	tracebackBit, exceptionBit, specialBit                 int
+	phaseBase, readyBase, noHTTPBase, benignBase, failBase, commonBase int
+	kernelBase, notableBase, commonNotableBase                         int
+	waitingBase, listenBit                                             int
+	tracebackBit, exceptionBit, specialBit                             int
 }
 
 // litCheck is one literal of one matcher.
@@ -100,6 +100,7 @@ func buildPrefilter(pr *Profile) *prefilter {
 	pf := b.pf
 	pf.phaseBase = b.matchers(len(pr.Phases), func(i int) *Matcher { return &pr.Phases[i].Matcher })
 	pf.readyBase = b.matchers(len(pr.Ready), func(i int) *Matcher { return &pr.Ready[i] })
+	pf.noHTTPBase = b.matchers(len(pr.NoHTTPReady), func(i int) *Matcher { return &pr.NoHTTPReady[i] })
 	pf.benignBase = b.matchers(len(benign), func(i int) *Matcher { return &benign[i] })
 	pf.failBase = b.matchers(len(pr.Failures), func(i int) *Matcher { return &pr.Failures[i].Matcher })
 	pf.commonBase = b.matchers(len(commonFailures), func(i int) *Matcher { return &commonFailures[i].Matcher })
@@ -286,6 +287,9 @@ func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
 	}
 	if first(pf.readyBase, len(pr.Ready), func(i int) *Matcher { return &pr.Ready[i] }) >= 0 {
 		c.Ready = true
+	}
+	if first(pf.noHTTPBase, len(pr.NoHTTPReady), func(i int) *Matcher { return &pr.NoHTTPReady[i] }) >= 0 {
+		c.Ready, c.NoHTTP = true, true
 	}
 	if hits.has(pf.tracebackBit) {
 		c.Traceback = true

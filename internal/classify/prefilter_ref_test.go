@@ -42,6 +42,12 @@ func (pr *Profile) classifySlow(line string) Class {
 			break
 		}
 	}
+	for i := range pr.NoHTTPReady {
+		if pr.NoHTTPReady[i].match(msg, lowerOf()) {
+			c.Ready, c.NoHTTP = true, true
+			break
+		}
+	}
 	if strings.Contains(msg, "Traceback (most recent call last)") {
 		c.Traceback = true
 	}

@@ -128,7 +128,7 @@ var allProfiles = []*Profile{sglang, vllm, trtllm, llamacpp, tgi, generic}
 
 func sameClass(a, b Class) bool {
 	if a.Parsed != b.Parsed || a.Phase != b.Phase || a.Back != b.Back || a.Failure != b.Failure ||
-		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready ||
+		a.Exception != b.Exception || a.Traceback != b.Traceback || a.Benign != b.Benign || a.Ready != b.Ready || a.NoHTTP != b.NoHTTP ||
 		a.Notable != b.Notable || a.KernelRule != b.KernelRule || a.PhaseRule != b.PhaseRule ||
 		a.Waiting != b.Waiting || a.Listening != b.Listening {
 		return false
@@ -150,8 +150,8 @@ func describe(c Class) string {
 	if c.Notable != nil {
 		notable = c.Notable.ID
 	}
-	return fmt.Sprintf("phase %q back %v progress %v failure %q notable %q kernel %+v exception %v traceback %v benign %v ready %v waiting %v listening %v parsed %+v",
-		c.Phase, c.Back, c.Progress != nil, id, notable, c.Kernel, c.Exception, c.Traceback, c.Benign, c.Ready, c.Waiting, c.Listening, c.Parsed)
+	return fmt.Sprintf("phase %q back %v progress %v failure %q notable %q kernel %+v exception %v traceback %v benign %v ready %v nohttp %v waiting %v listening %v parsed %+v",
+		c.Phase, c.Back, c.Progress != nil, id, notable, c.Kernel, c.Exception, c.Traceback, c.Benign, c.Ready, c.NoHTTP, c.Waiting, c.Listening, c.Parsed)
 }
 
 func TestClassifyMatchesReference(t *testing.T) {

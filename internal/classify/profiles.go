@@ -24,6 +24,12 @@ type Profile struct {
 	Notable []NotableRule
 	// Ready lines say the server finished starting.
 	Ready []Matcher
+	// NoHTTPReady lines say the server finished starting and serves no
+	// HTTP at all (trtllm-serve --grpc): no health endpoint will answer,
+	// so the line alone is readiness. NoHTTPFlag is the command-line flag
+	// that picks that mode.
+	NoHTTPReady []Matcher
+	NoHTTPFlag  string
 	// MemberReady are literals that say a non-serving member of a
 	// multi-node start (`vigil --member`, a node of rank > 0) finished
 	// starting, where it never prints a ready line of its own.
@@ -490,7 +496,13 @@ var trtllm = &Profile{
 		{ID: "trtllm.no_config", Matcher: lit("Failed to infer model format because no config.json exists"), Cause: v.ModelLoad, Title: "the model directory holds no config.json",
 			Hint: "point the model argument at a checkpoint directory with config.json (in a Hugging Face cache, the snapshots/<revision> folder), or at a Hugging Face model id"},
 	},
-	Detect: []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm"},
+	// commands/serve.py launch_grpc_server: after the engine is built and
+	// the port bound (a failed bind raises before it): "TensorRT-LLM gRPC
+	// server started on {address}"; grpc/smg/server.py the same with
+	// "SMG", grpc/openengine/server.py "OpenEngine server started on".
+	NoHTTPReady: []Matcher{re("gRPC server started on|OpenEngine server started on", `(TensorRT-LLM (SMG )?gRPC|OpenEngine) server started on \S+`)},
+	NoHTTPFlag:  "--grpc",
+	Detect:      []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm"},
 }
 
 // llamacpp is llama-server. Rules name the source they come from; "b10587"

@@ -258,6 +258,9 @@ func init() {
 		for i := range p.Ready {
 			prepare(&p.Ready[i])
 		}
+		for i := range p.NoHTTPReady {
+			prepare(&p.NoHTTPReady[i])
+		}
 		for i := range p.Notable {
 			prepare(&p.Notable[i].Matcher)
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"vigil/internal/classify"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -56,6 +57,18 @@ func (m memberFlag) apply(cfg *judge.Config) {
 	if m.on {
 		cfg.NoHealth, cfg.Smoke, cfg.Member = true, false, true
 	}
+}
+
+// noHTTPMode: a command that starts the server with no HTTP endpoint at
+// all (trtllm-serve --grpc) is judged by its log alone, without health
+// probes or a generation check. It returns the URL to probe ("" for none)
+// and a note saying so ("" when the server serves HTTP).
+func noHTTPMode(kind string, argv []string, cfg *judge.Config, url string) (probe, note string) {
+	if !classify.ServesNoHTTP(kind, argv) {
+		return url, ""
+	}
+	cfg.NoHealth, cfg.Smoke = true, false
+	return "", "the server serves no HTTP (" + classify.Lookup(kind).NoHTTPFlag + "): judged by its log alone, without health probes or a generation check"
 }
 
 // splitHosts finds --hosts LIST (or --hosts=LIST) among run's or watch's

@@ -114,3 +114,27 @@ func TestRemoteStartupTake(t *testing.T) {
 		t.Error("--no-history is recorded")
 	}
 }
+
+// TestNoHTTPMode: trtllm-serve --grpc serves no HTTP, so nothing probes
+// it and no generation check is asked of it; its HTTP mode is untouched.
+func TestNoHTTPMode(t *testing.T) {
+	const url = "http://127.0.0.1:8000"
+	tests := []struct {
+		name      string
+		argv      []string
+		wantProbe string
+		noHealth  bool
+	}{
+		{"grpc", []string{"trtllm-serve", "Qwen/Qwen3-8B", "--grpc"}, "", true},
+		{"http", []string{"trtllm-serve", "Qwen/Qwen3-8B"}, url, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := judge.Config{Server: "trtllm", Smoke: true}
+			probe, note := noHTTPMode("trtllm", tt.argv, &cfg, url)
+			if probe != tt.wantProbe || cfg.NoHealth != tt.noHealth || cfg.Smoke == tt.noHealth || (note != "") != tt.noHealth {
+				t.Errorf("probe %q, NoHealth %v, Smoke %v, note %q", probe, cfg.NoHealth, cfg.Smoke, note)
+			}
+		})
+	}
+}

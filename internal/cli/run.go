@@ -186,8 +186,13 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
 	opts.member.apply(&cfg)
+	probeURL, noHTTP := noHTTPMode(kind, argv, &cfg, base)
+	info.URL = redact.URL(probeURL)
 	info.Budget = hist.budget()
 	notes := hist.notes(cfg, &opts.judgeFlags)
+	if noHTTP != "" {
+		notes = append(notes, noHTTP)
+	}
 	for _, f := range findings {
 		notes = append(notes, "preflight: "+f.text)
 		if f.cause == v.PortInUse {
@@ -199,7 +204,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Daemon: proc.FollowDaemon, Output: proc,
-		Log: logPath, Offset: offset, URL: base, APIKey: opts.key,
+		Log: logPath, Offset: offset, URL: probeURL, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,
 		Smoke:  smokeFor(base, opts.key, extras),

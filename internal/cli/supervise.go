@@ -188,7 +188,12 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		return err
 	}
 	cfg := hist.judgeConfig(&opts.judgeFlags, monitorJudgeConfig(kind, argv, guessed, opts.smoke))
+	probeURL, noHTTP := noHTTPMode(kind, argv, &cfg, base)
+	info.URL = redact.URL(probeURL)
 	notes := append(hist.notes(cfg, &opts.judgeFlags), laterNotes...)
+	if noHTTP != "" {
+		notes = append(notes, noHTTP)
+	}
 	stall := cfg.StallAfter
 	if stall <= 0 {
 		stall = max(cfg.FallbackStall, defaultStallAfter)
@@ -233,7 +238,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	sink := &boardSink{Renderer: r, board: board}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Output: proc,
-		Log: logPath, Offset: offset, URL: base,
+		Log: logPath, Offset: offset, URL: probeURL,
 		HFHome:     procstat.DefaultHFHome(env.Getenv),
 		Notes:      notes,
 		Smoke:      smokeFor(base, opts.key, map[string]any{}),

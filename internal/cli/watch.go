@@ -181,12 +181,17 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	// A later start may be appended to the log while vigil watches it.
 	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke, SplitRuns: true})
 	opts.member.apply(&cfg)
+	probeURL, noHTTP := noHTTPMode(kind, argv, &cfg, base)
+	info.URL = redact.URL(probeURL)
 	info.Budget = hist.budget()
 	notes = append(hist.notes(cfg, &opts.judgeFlags), notes...)
+	if noHTTP != "" {
+		notes = append(notes, noHTTP)
+	}
 
 	extras := map[string]any{}
 	spec := monitor.Spec{
-		Judge: cfg, Start: start, PID: opts.pid, URL: base, APIKey: opts.key,
+		Judge: cfg, Start: start, PID: opts.pid, URL: probeURL, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Smoke:  smokeFor(base, opts.key, extras),
 	}

@@ -177,6 +177,7 @@ type Judge struct {
 	badHealthAt   time.Time
 	readyLine     bool
 	readyLineAt   time.Time
+	noHTTP        bool // the ready line said the server serves no HTTP
 	upSaid        bool
 	readyLineText string
 	upLineText    string
@@ -445,6 +446,7 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		j.readyLineText = c.Raw
 		j.readyLine = true
 		j.readyLineAt = now
+		j.noHTTP = c.NoHTTP
 		j.sayUp(now)
 		j.emit(now, observe.ReadyLine{Line: c.Raw})
 	}

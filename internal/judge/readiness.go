@@ -192,7 +192,7 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 	}
 	rd := j.cfg.Readiness
 	healthOK := j.health.State == observe.HealthOK
-	noEndpoint := j.cfg.NoHealth || j.health.State == observe.HealthNone
+	noEndpoint := j.cfg.NoHealth || j.noHTTP || j.health.State == observe.HealthNone
 	// A 401/403 is the server answering: trouble with the key, not with
 	// the server; its ready line decides.
 	authUp := j.health.State == HealthAuth && (j.readyLine || j.upSaid)
@@ -207,7 +207,7 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 	switch {
 	case authUp:
 		ready = true
-	case j.readyLine && rd.Settle > 0:
+	case j.readyLine && rd.Settle > 0 && !j.noHTTP:
 		// The line says ready as of its time; the answers after it may
 		// still undo it (Tick holds the verdict for them).
 		ready, at = true, j.readyLineAt
@@ -241,7 +241,10 @@ func (j *Judge) readiness(now time.Time) *observe.Result {
 			}
 		}
 		j.advance(v.PhaseReady, false, "", at)
-		if j.cfg.Smoke {
+		if j.cfg.Smoke && j.noHTTP {
+			j.emit(now, observe.Warning{Message: "the server serves no HTTP (its ready line says so): no generation check"})
+		}
+		if j.cfg.Smoke && !j.noHTTP {
 			j.smokeState = 1
 			return nil
 		}

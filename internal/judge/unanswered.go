@@ -28,7 +28,7 @@ func (j *Judge) noteAnswer(h observe.Health) {
 // URL keeps the ready line's word (with a warning, in readiness), and an
 // endpoint that answered before and then stopped is judged there too.
 func (j *Judge) neverAnswered(now time.Time) *observe.Result {
-	if j.cfg.URLGuessed || j.cfg.NoHealth || !j.readyLine || j.answered {
+	if j.cfg.URLGuessed || j.cfg.NoHealth || j.noHTTP || !j.readyLine || j.answered {
 		return nil
 	}
 	st := j.health.State

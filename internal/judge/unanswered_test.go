@@ -17,6 +17,15 @@ func TestHealthThatNeverAnswers(t *testing.T) {
 	noHealth.NoHealth = true
 	const ready = "[2026-11-29 10:00:01] The server is fired up and ready to roll!"
 	timeout := observe.Health{State: observe.HealthError, Err: "no answer within 2s"}
+	// trtllm-serve --grpc: no HTTP at all, and an HTTP probe of its port
+	// is refused until the gRPC server binds, then gets no HTTP answer.
+	grpc := Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}
+	grpcSmoke := grpc
+	grpcSmoke.Smoke = true
+	grpcLog := grpc
+	grpcLog.Readiness = LogReadiness
+	const grpcReady = "[05/02/2026-07:22:20] [TRT-LLM] [I] TensorRT-LLM gRPC server started on 0.0.0.0:8000"
+	eof := observe.Health{State: observe.HealthError, Err: "EOF"}
 	foreign := observe.Health{State: observe.HealthForeign, Code: 200}
 	tests := []struct {
 		name     string
@@ -68,6 +77,24 @@ func TestHealthThatNeverAnswers(t *testing.T) {
 			name:    "without a health endpoint the ready line decides at once",
 			cfg:     noHealth,
 			steps:   []step{hl(0, refused), ln(1, ready)},
+			verdict: v.Ready, from: 1, to: 1.1,
+		},
+		{
+			name:    "a ready line saying the server serves no HTTP decides at once, whatever the probe gets",
+			cfg:     grpc,
+			steps:   []step{hl(0, refused), ln(1, grpcReady), hl(1.5, eof), hl(3, eof)},
+			verdict: v.Ready, from: 1, to: 1.1,
+		},
+		{
+			name:    "a ready line saying the server serves no HTTP asks for no generation check",
+			cfg:     grpcSmoke,
+			steps:   []step{ln(1, grpcReady)},
+			verdict: v.Ready, from: 1, to: 1.1,
+		},
+		{
+			name:    "offline, a ready line saying the server serves no HTTP waits for no answer",
+			cfg:     grpcLog,
+			steps:   []step{ln(1, grpcReady)},
 			verdict: v.Ready, from: 1, to: 1.1,
 		},
 	}

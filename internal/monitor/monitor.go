@@ -258,7 +258,9 @@ func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
 		g.Go(func() error { m.followLog(ctx); return nil })
 		g.Go(func() error { m.watchDisk(ctx); return nil })
 	}
-	g.Go(func() error { m.probeHealth(ctx); return nil })
+	if s.URL != "" {
+		g.Go(func() error { m.probeHealth(ctx); return nil })
+	}
 	if s.PID > 0 {
 		g.Go(func() error { m.sampleServer(ctx); return nil })
 		if m.deps.GPU != nil {

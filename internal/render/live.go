@@ -49,7 +49,7 @@ func (l *Live) Begin(info Info) {
 	} else {
 		what += " (no server pid)"
 	}
-	fmt.Fprintf(l.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), termsafe.String(info.URL))
+	fmt.Fprintf(l.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), healthShown(info.URL))
 	if info.Budget != nil {
 		fmt.Fprintf(l.W, "vigil: budget %s\n", info.Budget.Text())
 	}

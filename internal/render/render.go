@@ -262,7 +262,7 @@ func (p *Plain) Begin(info Info) {
 	if info.PID > 0 {
 		what += fmt.Sprintf(" pid %d", info.PID)
 	}
-	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), termsafe.String(info.URL))
+	fmt.Fprintf(p.W, "vigil: %s, log %s, health %s\n", what, termsafe.String(info.LogFile), healthShown(info.URL))
 	if info.Budget != nil {
 		fmt.Fprintf(p.W, "vigil: budget %s\n", info.Budget.Text())
 	}
@@ -496,4 +496,13 @@ func joinSorted(m map[string]string) string {
 		parts[i] = k + "=" + m[k]
 	}
 	return strings.Join(parts, " ")
+}
+
+// healthShown is the header's health URL; a server with no HTTP endpoint
+// (trtllm-serve --grpc) has none to probe.
+func healthShown(url string) string {
+	if url == "" {
+		return "none (no HTTP endpoint)"
+	}
+	return termsafe.String(url)
 }
