@@ -180,6 +180,8 @@ var failureLines = []ruleLine{
 	// RepositoryNotFoundError's own message names "a private or gated
 	// repo" as one possible reason: a mistyped id, not a gated model.
 	{"vllm", "hf.not_found", "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. Repository Not Found for url: https://huggingface.co/api/models/nonexistent/model. If you are trying to access a private or gated repo, make sure you are authenticated."},
+	{"tgi", "tgi.prometheus_port", `failed to build prometheus recorder: FailedToCreateHTTPListener("Address already in use (os error 98)")`},
+	{"tgi", "rust.panic_thread", "thread '<unnamed>' panicked at launcher/src/main.rs:966:30:"},
 	{"vllm", "hf.auth", "requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://huggingface.co/api/models/org/private-model"},
 	{"vllm", "hf.not_found", "OSError: nonexistent/model is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'"},
 	{"sglang", "hf.unreachable", "requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: /api/models/Qwen/Qwen3-8B\"))"},

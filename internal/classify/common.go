@@ -434,6 +434,12 @@ var commonFailures = []FailureRule{
 	// SGLang's router): it dies; the message is on this line (Rust before
 	// 1.73) or the next, whose own rule names the cause.
 	{ID: "rust.panic", Matcher: re("panicked at", `^thread 'main' panicked at`), Fatal: true, Title: "the program panicked"},
+	// Another thread's panic ends only that thread (TGI's shard manager,
+	// launcher/src/main.rs: "thread '<unnamed>' panicked at", whose
+	// launcher then says the shard disconnected; a tokio worker's leaves
+	// the router serving): a cause once the process dies, not an end.
+	{ID: "rust.panic_thread", Matcher: re("panicked at", `^thread '[^']+' panicked at`), Cause: v.Crash, Title: "a thread of the program panicked",
+		Hint: "the panic's message (the line after it) says what failed; rerun with RUST_BACKTRACE=1 for where"},
 	{ID: "py.please_install", Matcher: re("lease install|pip install", `(?:^|\s)[\w.]*(?:Error|Exception): .*(?:[Pp]lease install|pip install )`), Cause: v.Dependency, Title: "a package this configuration needs is not installed",
 		Hint: "install the package the message names (the version it asks for) in the server's environment"},
 	// Servers say they give up in these words (llama.cpp "exiting due to

@@ -666,6 +666,12 @@ var tgi = &Profile{
 		{ID: "tgi.no_binary", Matcher: re("not found in PATH", `text-generation-(server|router) not found in PATH`), Cause: v.Dependency, Fatal: true, Title: "a TGI component is not installed",
 			Hint: "install it (make install-server / make install-router) or use the official TGI image"},
 		// router/src/server.rs (2.x-3.x).
+		// router/src/server.rs run (2.x-3.3): the metrics listener binds
+		// in PrometheusBuilder::build(), before "Connected", and .expect()
+		// panics with this message on the line after the panic's (TGI
+		// issue 3062); the taken port is not --port.
+		{ID: "tgi.prometheus_port", Matcher: re("failed to build prometheus recorder", `failed to build prometheus recorder: FailedToCreateHTTPListener\(.*(?:Address already in use|os error 98)`), Cause: v.PortInUse, Title: "the router's Prometheus metrics port is already taken",
+			Hint: "another process listens on the metrics port (9000 by default): stop it, or move TGI's with --prometheus-port{flag:--prometheus-port} (3.3 and later)"},
 		{ID: "tgi.router_bind", Matcher: re("Failed to bind to", `Failed to bind to \S+: .*(Address already in use|os error 98)`), Cause: v.PortInUse, Fatal: true, Title: "the router's port is already taken",
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		// launcher/src/main.rs (2.x-3.x).
