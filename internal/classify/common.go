@@ -432,14 +432,16 @@ var commonFailures = []FailureRule{
 	// Only an exception's line: an INFO line may suggest a package for speed.
 	// A Rust program's main thread panicked (TGI's launcher and router,
 	// SGLang's router): it dies; the message is on this line (Rust before
-	// 1.73) or the next, whose own rule names the cause.
-	{ID: "rust.panic", Matcher: re("panicked at", `^thread 'main' panicked at`), Fatal: true, Title: "the program panicked"},
+	// 1.73) or the lines after, whose own rule names the cause (the judge
+	// gives a message no rule knows PanicMessage).
+	{ID: "rust.panic", Matcher: re("panicked at", `^thread 'main' panicked at`), Cause: v.Crash, Fatal: true, Wrapper: true, Title: "the program panicked",
+		Hint: panicHint},
 	// Another thread's panic ends only that thread (TGI's shard manager,
 	// launcher/src/main.rs: "thread '<unnamed>' panicked at", whose
 	// launcher then says the shard disconnected; a tokio worker's leaves
 	// the router serving): a cause once the process dies, not an end.
-	{ID: "rust.panic_thread", Matcher: re("panicked at", `^thread '[^']+' panicked at`), Cause: v.Crash, Title: "a thread of the program panicked",
-		Hint: "the panic's message (the line after it) says what failed; rerun with RUST_BACKTRACE=1 for where"},
+	{ID: "rust.panic_thread", Matcher: re("panicked at", `^thread '[^']+' panicked at`), Cause: v.Crash, Wrapper: true, Title: "a thread of the program panicked",
+		Hint: panicHint},
 	{ID: "py.please_install", Matcher: re("lease install|pip install", `(?:^|\s)[\w.]*(?:Error|Exception): .*(?:[Pp]lease install|pip install )`), Cause: v.Dependency, Title: "a package this configuration needs is not installed",
 		Hint: "install the package the message names (the version it asks for) in the server's environment"},
 	// Servers say they give up in these words (llama.cpp "exiting due to
@@ -552,3 +554,10 @@ func IsWaiting(msg string) bool {
 	}
 	return false
 }
+
+// PanicMessage is the rule the judge gives the message of a Rust panic
+// (the lines after "thread '...' panicked at FILE:LINE:COL:", Rust 1.73
+// and later) that no other rule explains.
+var PanicMessage = &FailureRule{ID: "rust.panic_message", Cause: v.Crash, Title: "the program panicked", Hint: panicHint}
+
+const panicHint = "the panic's message and FILE:LINE say what failed; rerun with RUST_BACKTRACE=1 for the call stack"

@@ -207,6 +207,9 @@ type Judge struct {
 	// wrapLine is the number of the last line of a wrapper's failure (its
 	// announcement or the detail right under it).
 	wrapLine int
+	// panicLine is the number of a Rust panic's header or message line
+	// (0: none yet).
+	panicLine int
 	// errLines are the first lines at an error level that no rule gives a
 	// cause (an unknown message after format drift): the evidence and
 	// summary of a failure no rule explains.
@@ -471,6 +474,15 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		if c.Failure == nil && j.wrapLine == j.lines-1 && !strings.HasPrefix(c.Msg, `  File "`) {
 			c.Failure = j.signals[len(j.signals)-1].rule
 		}
+	}
+	if c.Failure == nil && !c.Exception && c.Stamp == "" && j.panicLine > 0 && j.panicLine == j.lines-1 &&
+		!logline.Blank(c.Msg) && !strings.HasPrefix(c.Msg, "note: run with `RUST_BACKTRACE") && !strings.HasPrefix(c.Msg, "stack backtrace:") {
+		// The panic's own account, on the lines under its header.
+		c.Failure = classify.PanicMessage
+		j.panicLine = j.lines
+	}
+	if c.Failure != nil && (c.Failure.ID == "rust.panic" || c.Failure.ID == "rust.panic_thread") && strings.HasSuffix(c.Msg, ":") {
+		j.panicLine = j.lines
 	}
 	if c.Failure != nil && c.Failure.Wrapper {
 		j.wrapLine = j.lines
