@@ -12,12 +12,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"vigil/internal/classify"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
 
+	"vigil/internal/classify"
 	"vigil/internal/judge"
 	"vigil/internal/launch"
 	"vigil/internal/multinode"
