@@ -434,13 +434,13 @@ var commonFailures = []FailureRule{
 	// SGLang's router): it dies; the message is on this line (Rust before
 	// 1.73) or the lines after, whose own rule names the cause (the judge
 	// gives a message no rule knows PanicMessage).
-	{ID: "rust.panic", Matcher: re("panicked at", `^thread 'main' panicked at`), Cause: v.Crash, Fatal: true, Wrapper: true, Title: "the program panicked",
+	{ID: "rust.panic", Matcher: re("panicked at", `^thread 'main' panicked at`), Cause: v.Crash, Fatal: true, Wrapper: true, MessageBelow: true, Title: "the program panicked",
 		Hint: panicHint},
 	// Another thread's panic ends only that thread (TGI's shard manager,
 	// launcher/src/main.rs: "thread '<unnamed>' panicked at", whose
 	// launcher then says the shard disconnected; a tokio worker's leaves
 	// the router serving): a cause once the process dies, not an end.
-	{ID: "rust.panic_thread", Matcher: re("panicked at", `^thread '[^']+' panicked at`), Cause: v.Crash, Wrapper: true, Title: "a thread of the program panicked",
+	{ID: "rust.panic_thread", Matcher: re("panicked at", `^thread '[^']+' panicked at`), Cause: v.Crash, Wrapper: true, MessageBelow: true, Title: "a thread of the program panicked",
 		Hint: panicHint},
 	{ID: "py.please_install", Matcher: re("lease install|pip install", `(?:^|\s)[\w.]*(?:Error|Exception): .*(?:[Pp]lease install|pip install )`), Cause: v.Dependency, Title: "a package this configuration needs is not installed",
 		Hint: "install the package the message names (the version it asks for) in the server's environment"},

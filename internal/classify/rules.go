@@ -76,6 +76,10 @@ type FailureRule struct {
 	// after it spell out (pydantic's "1 validation error for X", then the
 	// field's own error): a cause found on those lines is the root.
 	Wrapper bool
+	// MessageBelow: a line that ends in ":" is a header whose message is
+	// on the unprefixed lines after it (a Rust panic since 1.73); the judge
+	// gives one no rule knows PanicMessage.
+	MessageBelow bool
 	// ByKill: the line reads a SIGKILL (a shell's "Killed", exit code -9)
 	// as the kernel's OOM killer's; KillsOwn: after this line the server
 	// SIGKILLs its own processes (SGLang's launcher on a child's sigquit),

@@ -481,7 +481,7 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		c.Failure = classify.PanicMessage
 		j.panicLine = j.lines
 	}
-	if c.Failure != nil && (c.Failure.ID == "rust.panic" || c.Failure.ID == "rust.panic_thread") && strings.HasSuffix(c.Msg, ":") {
+	if c.Failure != nil && c.Failure.MessageBelow && strings.HasSuffix(c.Msg, ":") {
 		j.panicLine = j.lines
 	}
 	if c.Failure != nil && c.Failure.Wrapper {
