@@ -19,11 +19,10 @@ func TestHealthThatNeverAnswers(t *testing.T) {
 	timeout := observe.Health{State: observe.HealthError, Err: "no answer within 2s"}
 	// trtllm-serve --grpc: no HTTP at all, and an HTTP probe of its port
 	// is refused until the gRPC server binds, then gets no HTTP answer.
-	grpc := Config{Server: "trtllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}
-	grpcSmoke := grpc
-	grpcSmoke.Smoke = true
-	grpcLog := grpc
-	grpcLog.Readiness = LogReadiness
+	grpc := given
+	grpc.Server = "trtllm"
+	grpcSmoke, grpcLog := grpc, grpc
+	grpcSmoke.Smoke, grpcLog.Readiness = true, LogReadiness
 	const grpcReady = "[05/02/2026-07:22:20] [TRT-LLM] [I] TensorRT-LLM gRPC server started on 0.0.0.0:8000"
 	eof := observe.Health{State: observe.HealthError, Err: "EOF"}
 	foreign := observe.Health{State: observe.HealthForeign, Code: 200}
