@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"vigil/internal/classify"
 	"vigil/internal/life"
 	"vigil/internal/stamp"
 	v "vigil/internal/verdict"
@@ -20,6 +21,9 @@ const (
 	LifeEnded = "ended"
 	// LifeDied: a line after ready said the server died or is stuck.
 	LifeDied = life.Died
+	// LifeHung: its health answers were failing where its lines end (a
+	// few in a row, none good after them), and no line said why.
+	LifeHung = life.Hung
 	// LifeStopped: a line after ready said the server shuts down (it was
 	// asked to, by a signal).
 	LifeStopped = life.Stopped
@@ -100,12 +104,23 @@ func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 			last = at
 		}
 		lj.Line(l.text, at)
+		if classify.MayBeAccess(l.text) {
+			if h, ok := classify.AccessHealth(l.text); ok {
+				h.Seen = clip(l.text, 300)
+				lj.Health(h, at)
+			}
+		}
 	}
 	a := &AfterReady{Timed: timed}
 	end := lj.Offline()
 	switch {
 	case end != nil && end.How == life.Stopped:
 		a.How, a.Summary, a.Evidence = LifeStopped, end.Summary, clone(end.Evidence)
+		if timed {
+			a.After = end.At.Sub(readyAt)
+		}
+	case end != nil && end.How == life.Hung:
+		a.How, a.Cause, a.Summary, a.Evidence = LifeHung, end.Cause, end.Summary, clone(end.Evidence)
 		if timed {
 			a.After = end.At.Sub(readyAt)
 		}
@@ -146,8 +161,9 @@ func lifeText(b *bufio.Writer, a *AfterReady) {
 		}
 	}
 	switch a.How {
-	case LifeDied:
-		b.WriteString("  after ready  died")
+	case LifeDied, LifeHung:
+		b.WriteString("  after ready  ")
+		b.WriteString(a.How)
 		after()
 		b.WriteString(": ")
 		b.WriteString(string(a.Cause))
@@ -210,7 +226,7 @@ func lifeJSON(a *AfterReady) *jsonLife {
 		return nil
 	}
 	j := &jsonLife{How: a.How, Summary: a.Summary, Evidence: a.Evidence}
-	if a.How == LifeDied {
+	if a.How == LifeDied || a.How == LifeHung {
 		c := string(a.Cause)
 		j.Cause = &c
 	}

@@ -41,6 +41,8 @@ func sglangServing(serve time.Duration, end ...string) string {
 	return b.String()
 }
 
+const health503 = `[%s] INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 503 Service Unavailable`
+
 func TestAfterReady(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -61,6 +63,19 @@ func TestAfterReady(t *testing.T) {
 			how: LifeServing, after: 3 * time.Hour, text: "still serving at the end of the log, 3h0m after ready"},
 		{name: "the scheduler's watchdog", log: sglangServing(2*time.Hour, "[%s TP0] Watchdog timeout (self.watchdog_timeout=300)"),
 			how: LifeDied, cause: v.Crash, after: 2*time.Hour + time.Second, text: "SGLang's scheduler watchdog"},
+		// What uvicorn prints for SGLang's /health when the scheduler
+		// does not answer its health request (http_server.py).
+		{name: "health failing to the end of the log",
+			log: sglangServing(time.Hour, health503, health503, health503),
+			how: LifeHung, cause: v.Health, after: time.Hour + time.Second,
+			text: "hung after 1h0m: health: the health endpoint kept failing to the run's last line: 3 answers in a row, the last HTTP 503"},
+		{name: "one failing answer is a hiccup", log: sglangServing(time.Hour, health503),
+			how: LifeServing, after: time.Hour + time.Second, text: "still serving"},
+		{name: "health recovered", log: sglangServing(time.Hour, health503, health503, `[%s] INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK`),
+			how: LifeServing, after: time.Hour + time.Second, text: "still serving"},
+		{name: "a death line says more than the answers after it",
+			log: sglangServing(time.Hour, "[%s TP0] Watchdog timeout (self.watchdog_timeout=300)", health503, health503),
+			how: LifeDied, cause: v.Crash, after: time.Hour + time.Second, text: "SGLang's scheduler watchdog"},
 		{name: "a start failure before ready is no death after it",
 			log: strings.Replace(sglangServing(time.Hour), "Load weight end.", "RuntimeError: CUDA error: an illegal memory access was encountered\n[2026-03-01 08:00:06 TP0] Load weight end.", 1),
 			how: "failed-or-ready"},
@@ -75,6 +90,7 @@ func TestAfterReady(t *testing.T) {
 				t.Fatalf("%d runs, want 1", len(runs))
 			}
 			r := runs[0]
+
 			if tc.how == "failed-or-ready" {
 				if r.Life != nil && r.Life.How == LifeDied {
 					t.Fatalf("a line before ready read as a death after it: %+v", r.Life)
@@ -85,6 +101,9 @@ func TestAfterReady(t *testing.T) {
 				t.Fatalf("verdict %s, life %+v; want ready with an after-ready account", r.Verdict, r.Life)
 			}
 			a := r.Life
+			if tc.how == LifeHung && (len(a.Evidence) == 0 || !strings.Contains(a.Evidence[0], `"GET /health HTTP/1.1" 503`)) {
+				t.Errorf("evidence %q, want the failing answers", a.Evidence)
+			}
 			if a.How != tc.how || a.Cause != tc.cause || a.After != tc.after {
 				t.Errorf("after ready: %s/%s after %s, want %s/%s after %s", a.How, a.Cause, a.After, tc.how, tc.cause, tc.after)
 			}

@@ -77,8 +77,8 @@ func lifeTextRef(b io.Writer, a *AfterReady) {
 		after = " after " + lifeDurRef(a.After)
 	}
 	switch a.How {
-	case LifeDied:
-		fmt.Fprintf(b, "  after ready  died%s: %s: %s\n", after, a.Cause, a.Summary)
+	case LifeDied, LifeHung:
+		fmt.Fprintf(b, "  after ready  %s%s: %s: %s\n", a.How, after, a.Cause, a.Summary)
 		for _, e := range a.Evidence {
 			fmt.Fprintf(b, "    %s\n", e)
 		}
@@ -123,7 +123,7 @@ func TestWriteTextRef(t *testing.T) {
 				r.Phases = []Phase{{Name: v.Launch, Seconds: d.Seconds(), Timed: r.Timed}, {Name: v.Weights, Seconds: 1.25, Timed: r.Timed}, {Name: v.Launch, Seconds: 2, Timed: r.Timed}}
 			}
 			runs = append(runs, r)
-			for _, how := range []string{LifeDied, LifeServing, LifeEnded} {
+			for _, how := range []string{LifeDied, LifeHung, LifeServing, LifeEnded} {
 				rr := *r
 				rr.Life = &AfterReady{How: how, Cause: v.Crash, After: d, Timed: i%2 == 1, Summary: "died of it", Evidence: []string{"ev 1", "ev %2"}[:i%3]}
 				runs = append(runs, &rr)

@@ -141,7 +141,19 @@ type Judge struct {
 	lastState   observe.HealthState
 	flaps       int
 	flapNoted   bool
+
+	// badRun counts the failing answers since the last good one; badFirst
+	// and badLast are the first and the latest of them (Offline reads a
+	// log that ends in them).
+	badRun            int
+	badFirst, badLast observe.Health
+	badFrom           time.Time
 }
+
+// OfflineBadAnswers is how many failing health answers in a row, with no
+// good one after them, make a finished log's server unhealthy where it
+// ends: one may be a hiccup (as before ready, judge.LogReadiness).
+const OfflineBadAnswers = 2
 
 // New returns a judge of a server that just became ready.
 func New(cfg Config) *Judge {
@@ -230,6 +242,16 @@ func (lj *Judge) keep(text string) {
 func (lj *Judge) Health(h observe.Health, now time.Time) bool {
 	changed := !lj.haveHealth || h.State != lj.lastState
 	lj.haveHealth, lj.lastState = true, h.State
+	switch {
+	case h.State == observe.HealthOK:
+		lj.badRun = 0
+	case h.State != observe.HealthNone:
+		if lj.badRun == 0 {
+			lj.badFirst, lj.badFrom = h, now
+		}
+		lj.badRun++
+		lj.badLast = h
+	}
 	switch ok := h.State == observe.HealthOK; {
 	case ok && !lj.healthOK:
 		lj.healthOK, lj.failingFrom = true, time.Time{}
@@ -306,17 +328,23 @@ func (lj *Judge) Exit(e observe.Exit, now time.Time) *End {
 }
 
 // Offline is how a finished log's life after ready reads once its lines
-// are judged: nil when no line said the server died, is stuck or shut down
-// (it was still serving where the log ends, or ended without a word); a
-// stop when it said it shuts down before anything said it died (what it
-// prints while it tears down is no death); else a death at the first line
-// that said so. Offline there is no exit to wait for: a death line is the
-// end.
+// and health answers are judged: nil when nothing said the server died, is
+// stuck or shut down (it was still serving where the log ends, or ended
+// without a word); a stop when it said it shuts down before anything said
+// it died (what it prints while it tears down is no death); a death at the
+// first line that said so (offline there is no exit to wait for: a death
+// line is the end); else a hang when its health answers were failing where
+// the lines end (OfflineBadAnswers in a row, none good after them), from
+// the first of those. A log has no clock to run a hang's threshold on: its
+// answers may carry no time.
 func (lj *Judge) Offline() *End {
 	if !lj.stopAt.IsZero() {
 		return &End{How: Stopped, At: lj.stopAt, Summary: "the server shut down", Evidence: []string{lj.stopLine}}
 	}
 	if lj.alarm.IsZero() && lj.cause == "" {
+		if lj.badRun >= OfflineBadAnswers {
+			return lj.failingAtEnd()
+		}
 		return nil
 	}
 	at := lj.alarm
@@ -328,6 +356,26 @@ func (lj *Judge) Offline() *End {
 		cause = v.Crash
 	}
 	return &End{How: Died, Cause: cause, At: at, Summary: what, Evidence: lj.evidence}
+}
+
+// failingAtEnd is the hang of a log whose health answers fail to its end.
+func (lj *Judge) failingAtEnd() *End {
+	var ev []string
+	for _, h := range []observe.Health{lj.badFirst, lj.badLast} {
+		if h.Seen != "" && (len(ev) == 0 || ev[0] != h.Seen) {
+			ev = append(ev, h.Seen)
+		}
+	}
+	return &End{How: Hung, Cause: v.Health, At: lj.badFrom, Evidence: ev,
+		Summary: fmt.Sprintf("the health endpoint kept failing to the run's last line: %d answers in a row, the last %s", lj.badRun, answerText(lj.badLast))}
+}
+
+// answerText names a failing answer: its status, else its state.
+func answerText(h observe.Health) string {
+	if h.Code != 0 {
+		return fmt.Sprintf("HTTP %d", h.Code)
+	}
+	return string(h.State)
 }
 
 func round(d time.Duration) time.Duration {

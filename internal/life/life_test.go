@@ -1,6 +1,7 @@
 package life
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,65 @@ func TestRuleLiterals(t *testing.T) {
 				t.Errorf("%s matches %q, but its literals do not pass it", r.ID, l)
 			}
 		}
+	}
+}
+
+// TestOfflineHealth: a finished log whose health answers fail to its end
+// reads as a hang from the first of them; a good answer after them, one
+// failing answer alone, or a line that said why wins over them.
+func TestOfflineHealth(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ok := observe.Health{State: observe.HealthOK, Code: 200, Seen: "200 line"}
+	bad := func(code int) observe.Health {
+		return observe.Health{State: observe.HealthOther, Code: code, Seen: fmt.Sprintf("%d line", code)}
+	}
+	cases := []struct {
+		name    string
+		answers []observe.Health
+		line    string // a line after the answers
+		how     string // "": still serving
+		at      int    // the answer the hang starts at
+		summary string
+	}{
+		{name: "serving", answers: []observe.Health{ok, ok}},
+		{name: "one failing answer", answers: []observe.Health{ok, bad(503)}},
+		{name: "failing to the end", answers: []observe.Health{ok, bad(503), bad(503), bad(500)},
+			how: Hung, at: 1, summary: "3 answers in a row, the last HTTP 500"},
+		{name: "recovered", answers: []observe.Health{bad(503), bad(503), ok}},
+		{name: "failing again after recovering", answers: []observe.Health{bad(503), ok, bad(503), bad(503)},
+			how: Hung, at: 2, summary: "2 answers in a row, the last HTTP 503"},
+		{name: "a death line wins", answers: []observe.Health{bad(503), bad(503)},
+			line: "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.", how: Died},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lj := New(Config{Server: "vllm"})
+			for i, h := range tc.answers {
+				lj.Health(h, t0.Add(time.Duration(i)*time.Minute))
+			}
+			if tc.line != "" {
+				lj.Line(tc.line, t0.Add(time.Hour))
+			}
+			end := lj.Offline()
+			if tc.how == "" {
+				if end != nil {
+					t.Fatalf("ended %+v, want still serving", end)
+				}
+				return
+			}
+			if end == nil || end.How != tc.how {
+				t.Fatalf("end %+v, want %s", end, tc.how)
+			}
+			if tc.how != Hung {
+				return
+			}
+			if end.Cause != v.Health || end.At != t0.Add(time.Duration(tc.at)*time.Minute) || !strings.HasSuffix(end.Summary, tc.summary) {
+				t.Errorf("end %+v, want health from answer %d, summary ending %q", end, tc.at, tc.summary)
+			}
+			last := tc.answers[len(tc.answers)-1].Seen
+			if len(end.Evidence) == 0 || end.Evidence[0] != tc.answers[tc.at].Seen || end.Evidence[len(end.Evidence)-1] != last {
+				t.Errorf("evidence %q, want the first and the last failing answer", end.Evidence)
+			}
+		})
 	}
 }
