@@ -25,9 +25,13 @@ var failureLines = []ruleLine{
 	{"llamacpp", "llamacpp.alloc", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9437184000"},
 	{"vllm", "kv.too_small", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
 	{"tgi", "tgi.prefill_oom", "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"},
+	// sglang#4503 (0.4.4.post1), kvcache-ai/ktransformers#1666 (0.5.x).
+	{"sglang", "sglang.other_rank_load", "ValueError: TP rank 1 could finish the model loading, but there are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow node."},
 	{"sglang", "sglang.kv_pool", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.6"},
 	{"sglang", "sglang.graph_oom", "[2026-11-29 10:00:00 TP0] Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB."},
 	{"vllm", "vllm.startup_free_memory", "ValueError: Free memory on device cuda:0 (10.51/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."},
+	// vllm#23278 (0.10.1).
+	{"vllm", "vllm.kv_negative", "(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB"},
 	{"vllm", "vllm.kv_blocks", "(EngineCore pid=42) ERROR 08-20 10:00:41 [core.py:1010] ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."},
 	{"sglang", "sglang.kv_pool", "AssertionError: Memory pool size is too small"},
 	{"sglang", "sglang.kv_pool", "AssertionError: max_running_request is zero"},
@@ -80,6 +84,10 @@ var failureLines = []ruleLine{
 	{"vllm", "torch.tcpstore_bind", "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"},
 	{"sglang", "nccl.error", "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"},
 	{"vllm", "nccl.result", "RuntimeError: ncclUnhandledCudaError: Call to CUDA function failed."},
+	// NVIDIA/nccl#2101 (vLLM on a vGPU, NCCL 2.27.5) and the newer form
+	// with the error's number.
+	{"vllm", "nccl.cuda_failure", "[2026-04-13 19:52:24] pais-modelendpoint-8579zt8:508:508 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'"},
+	{"sglang", "nccl.cuda_failure", "node1:3113:3113 [0] transport/nvls.cc:154 NCCL WARN Cuda failure 1 'invalid argument'"},
 	{"vllm", "torch.dist_backend", "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1."},
 	{"vllm", "nccl.watchdog", "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600011 milliseconds before timing out."},
 	{"sglang", "nccl.failed_ops", "[rank1]:[E1218 20:37:21.0 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data."},
@@ -194,6 +202,7 @@ var failureLines = []ruleLine{
 	{"vllm", "fs.model_missing", "FileNotFoundError: [Errno 2] No such file or directory: '/models/qwen/config.json'"},
 	{"trtllm", "trtllm.no_config", "ValueError: Failed to infer model format because no config.json exists in /models/x"},
 	{"tgi", "tgi.download", "2026-01-08T10:00:00.123456Z ERROR download: text_generation_launcher: Download encountered an error:"},
+	{"tgi", "tgi.download_error", "Error: DownloadError"},
 	{"llamacpp", "llamacpp.download", "E common_download_file_single_online: download failed after 3 attempts"},
 	{"llamacpp", "llamacpp.load_exit", "main: exiting due to model loading error"},
 	// config

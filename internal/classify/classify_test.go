@@ -103,7 +103,9 @@ func TestClassifyFailures(t *testing.T) {
 		{"uvicorn bind", "sglang", "[2026-11-29 10:00:00] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 10000): address already in use", v.PortInUse, true, true},
 		{"llama.cpp download failed", "llamacpp", "E common_download_file_single_online: download failed after 3 attempts", v.ModelLoad, false, true},
 		{"hub cdn reset", "vllm", "Error while downloading from https://cas-bridge.xethub.hf.co/xet-bridge-us/abc: ('Connection broken: ConnectionResetError(104, 'Connection reset by peer')')", v.ModelLoad, false, true},
-		{"trtllm executor oom", "trtllm", "[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory.", v.GPUOOM, false, true},
+		{"trtllm executor oom", "trtllm", "[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory.", v.GPUOOM, true, true},
+		// The same raised bare through the LLM API (mlcommons/inference#2501).
+		{"trtllm executor oom, raised", "trtllm", "RuntimeError: Executor creation failed due to insufficient GPU memory.", v.GPUOOM, true, true},
 		{"trtllm bind", "trtllm", "RuntimeError: Failed to bind socket to localhost:8000: [Errno 98] Address already in use", v.PortInUse, true, true},
 		{"ninja", "sglang", "RuntimeError: Ninja build failed. Ninja output:", v.KernelBuild, false, true},
 		{"no c compiler", "vllm", "RuntimeError: Failed to find C compiler. Please specify via CC environment variable.", v.KernelBuild, false, true},
@@ -128,6 +130,9 @@ func TestClassifyFailures(t *testing.T) {
 		{"ignore import error", "sglang", "Ignore import error when loading sglang.srt.models.qwen2_audio: ModuleNotFoundError: No module named 'torchaudio'", "", false, false},
 		{"ld.so skips a preload", "vllm", "ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.", "", false, false},
 		{"nccl warn", "vllm", "node1:123:456 [0] NCCL WARN Call to bind failed: Address already in use", "", false, false},
+		{"nccl warn, no plugin", "vllm", "node1:123:456 [0] NCCL WARN NET/Plugin: Could not find: libnccl-net.so.", "", false, false},
+		// CUDACHECK's failure ends NCCL's init (NVIDIA/nccl#2101).
+		{"nccl warn, a cuda call failed", "vllm", "node1:508:508 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'", v.NCCL, false, true},
 		{"traceback source line", "sglang", "    raise RuntimeError(f\"NCCL error: {error_str}\")", "", false, false},
 		// vLLM's SIGTERM handler (a stop from outside, 2026-04).
 		{"vllm sigterm", "vllm", "(APIServer pid=1) KeyboardInterrupt: terminated", "", false, false},
@@ -261,6 +266,19 @@ func TestDetect(t *testing.T) {
 		"0.00.510.178 E srv    load_model: [spec] failed to measure MTP context memory: failed to create llama_context from model": "llamacpp",
 		"kimi-server  | 0.03.660.922 I system_info: n_threads = 96 (n_threads_batch = 96) / 192":                                   "llamacpp",
 		"0.00.000.412 I log_info: verbosity = 3 (adjust with the -lv N CLI arg)":                                                   "llamacpp",
+		// Pasted tails, from users' reports (2025-2026).
+		"[2025-04-21 04:13:43] Received sigquit from a child process. It usually means the child failed.":                        "sglang",
+		"[2025-04-21 04:13:43 TP3] Scheduler hit an exception: Traceback (most recent call last):":                               "sglang",
+		`  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py", line 2215, in run_scheduler_process`: "sglang",
+		"[2026-01-10 13:23:27] Initialization failed. warmup error: Traceback (most recent call last):":                          "sglang",
+		"(Worker pid=509) ERROR 04-13 19:52:24 [multiproc_executor.py:800] WorkerProc failed to start.":                          "vllm",
+		"(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470] RuntimeError: CUDA error: out of memory":  "vllm",
+		"(APIServer pid=34165) INFO 05-06 21:00:52 [api_server.py:602] Starting vLLM server on http://0.0.0.0:8000":              "vllm",
+		"INFO 02-03 19:00:05 [api_server.py:946] Starting vLLM API server 0 on http://0.0.0.0:8000":                              "vllm",
+		"main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080":                                                "llamacpp",
+		"0.00.148.150 E llama_model_load: error loading model: unknown model architecture: ''":                                   "llamacpp",
+		"load_all_data: using async uploads for device Vulkan0, buffer type Vulkan0, backing buffer size 13.48 GiB":              "llamacpp",
+		"deep-seek-1  | main: server is listening on http://0.0.0.0:8008 - starting the main loop":                               "llamacpp",
 	}
 	for line, want := range logs {
 		if got := DetectLog(line); got != want {

@@ -19,7 +19,10 @@ var benign = []Matcher{
 	// is, not a failure.
 	re("KeyboardInterrupt", `^KeyboardInterrupt(?:: terminated)?$`),
 	lit("operation scheduled before its operands"),
-	lit("NCCL WARN"),
+	// Every NCCL WARN but a CUDA call's failure (src/include/checks.h
+	// CUDACHECK: "Cuda failure 'ERR'", then ncclUnhandledCudaError; the
+	// failures it goes on after are INFO lines).
+	re("NCCL WARN", `NCCL WARN (?:[^C]|C[^u]|$)`),
 	lit("NCCL INFO"),
 	lit("[Gloo]"),
 	lit("DeprecationWarning"),
@@ -129,6 +132,13 @@ var commonFailures = []FailureRule{
 		Hint: "another job holds the rendezvous port: choose a free one (MASTER_PORT, --dist-init-addr, --nccl-port) or stop the leftover processes"},
 	{ID: "nccl.error", Matcher: lit("NCCL error"), Cause: v.NCCL, Title: "NCCL failed",
 		Hint: "run with NCCL_DEBUG=INFO; check that all GPUs are visible and healthy (nvidia-smi topo -m), that /dev/shm is large enough in containers (--shm-size, --ipc=host), and set NCCL_SOCKET_IFNAME to the right interface for multi-node"},
+	// src/include/checks.h CUDACHECK ("Cuda failure 'ERR'", 2.2x and
+	// later also "Cuda failure N 'ERR'"): NCCL's init then returns
+	// ncclUnhandledCudaError, which the framework raises as "NCCL error:
+	// unhandled cuda error" (vllm#20226; NVIDIA/nccl#2101: 'operation not
+	// supported' on a vGPU).
+	{ID: "nccl.cuda_failure", Matcher: re("NCCL WARN Cuda failure", `NCCL WARN Cuda failure (?:\d+ )?'`), Cause: v.NCCL, Title: "a CUDA call inside NCCL failed",
+		Hint: "the quoted CUDA error names the call's failure: check the driver and GPU visibility, and peer access between the GPUs (try NCCL_P2P_DISABLE=1, or NCCL_CUMEM_ENABLE=0 on virtual GPUs); run with NCCL_DEBUG=INFO for the call"},
 	{ID: "nccl.result", Matcher: re("nccl", `nccl(UnhandledCudaError|SystemError|InternalError|RemoteError|InvalidUsage|InvalidArgument)`), Cause: v.NCCL, Title: "NCCL failed",
 		Hint: "run with NCCL_DEBUG=INFO; check /dev/shm size in containers, GPU visibility and NCCL_SOCKET_IFNAME"},
 	{ID: "torch.dist_backend", Matcher: re("DistBackendError|DistNetworkError|DistStoreError", `DistBackendError|DistNetworkError|DistStoreError`), Cause: v.NCCL, Title: "torch.distributed initialisation failed",

@@ -40,6 +40,9 @@ var llamacppRealLines = []llamaLine{
 	{name: "kv cache", line: "0.00.120.577 I llama_kv_cache: size =    1.00 MiB (  2048 cells,   2 layers,  4/1 seqs), K (f16):    0.50 MiB, V (f16):    0.50 MiB", phase: v.KVCache},
 	{name: "warm-up", line: "0.00.122.138 I cmn  common_init_: warming up the model with an empty run - please wait ... (--no-warmup to disable)", phase: v.Warmup},
 	{name: "deprecated flag", line: "0.00.002.416 W DEPRECATED: --mmap and --no-mmap are deprecated. use --load-mode mmap instead", benign: true},
+	// --fit's trial load that failed (common/fit.cpp; a user's log, 2026):
+	// the reason comes with the load after it.
+	{name: "fit error", line: "0.00.145.488 E common_fit_params: encountered an error while trying to fit params to free device memory: failed to load model", rule: "llamacpp.fit_echo", error: true},
 	{name: "fit warning", line: "0.00.620.828 W common_fit_params: failed to fit params to free device memory: was unable to fit model into system memory by reducing context, abort", benign: true},
 	// A missing model.
 	{name: "gguf open", line: "0.00.003.890 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},

@@ -80,6 +80,12 @@ var sglang = &Profile{
 		{ID: "sglang.bar.capturing", Matcher: fold("capturing"), Phase: v.CUDAGraph},
 	},
 	Failures: []FailureRule{
+		// model_executor/model_runner.py load_model (0.4-0.5.x; later
+		// load_model_utils.py): the barrier after the weights timed out on
+		// this rank because another did not get there; that rank's own
+		// error, when the log has it, is the root.
+		{ID: "sglang.other_rank_load", Matcher: lit("could finish the model loading, but there are other ranks that didn't finish loading"), Cause: v.Exception, Reached: v.Weights, Title: "another rank did not finish loading the model",
+			Hint: "look above for the first error of another TP rank (often a CUDA OOM or a missing file); if there is none, a rank loads slowly (a slow node or filesystem): the barrier waits UNBALANCED_MODEL_LOADING_TIMEOUT_S (300 s)"},
 		// model_executor/model_runner.py init_memory_pool (0.4-0.5.x): "Not
 		// enough memory. Please try to increase --mem-fraction-static";
 		// mem_cache/memory_pool.py (0.5.x, hybrid models): "state cache is
@@ -159,8 +165,12 @@ var sglang = &Profile{
 		lit("Dummy health check server scheduled on existing loop at"),
 		lit("Dummy health check server started in background thread at")},
 	// (The model runner's own lines too: a log may start after the
-	// arguments, as a pod's log that rotated does.)
-	Detect: []string{"server_args=ServerArgs(", "server_args={'", "The server is fired up and ready to roll", "sglang.srt", "launch_server.py", "Load weight begin. avail mem=", "max_total_num_tokens="},
+	// arguments, as a pod's log that rotated does; and a pasted tail's:
+	// a traceback through srt/, managers/scheduler.py's "Scheduler hit an
+	// exception", entrypoints/engine.py's sigquit_handler,
+	// entrypoints/http_server.py's warmup failure.)
+	Detect: []string{"server_args=ServerArgs(", "server_args={'", "The server is fired up and ready to roll", "sglang.srt", "sglang/srt/", "launch_server.py", "Load weight begin. avail mem=", "max_total_num_tokens=",
+		"Scheduler hit an exception", "Received sigquit from a child process", "Initialization failed. warmup error"},
 }
 
 var vllm = &Profile{
@@ -256,6 +266,13 @@ var vllm = &Profile{
 			Hint: "another process holds GPU memory (nvidia-smi): stop it, or lower --gpu-memory-utilization{flag:--gpu-memory-utilization} to at most the free share the message shows (free/total)"},
 		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|Cannot auto-fit max_model_len", `No available memory for the cache blocks|Cannot auto-fit max_model_len`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
 			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
+		// v1/worker/gpu_worker.py determine_available_memory (0.8 and
+		// later: "Available KV cache memory: %.2f GiB", later "%s GiB"):
+		// below zero, the weights and the profiled activations already take
+		// more than the utilization allows, and the KV check's ValueError
+		// follows (vllm#23278).
+		{ID: "vllm.kv_negative", Matcher: re("Available KV cache memory: -", `Available KV cache memory: -\d`), Cause: v.GPUOOM, Reached: v.KVCache, Title: "no GPU memory is left for the KV cache",
+			Hint: "the weights and activations take more than --gpu-memory-utilization{flag:--gpu-memory-utilization} allows: raise it, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, quantize, or spread the model over more GPUs"},
 		// v1/core/kv_cache_utils.py check_enough_kv_cache_memory (0.8-0.12).
 		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
 			Hint: "lower --max-model-len{flag:--max-model-len} to the estimate in the message, or raise --gpu-memory-utilization{flag:--gpu-memory-utilization}; on vLLM's CPU backend the KV cache is VLLM_CPU_KVCACHE_SPACE (GiB, default 4): raise that instead"},
@@ -378,7 +395,13 @@ var vllm = &Profile{
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
 	},
 	Notable: vllmNotable,
-	Detect:  []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints"},
+	// (Its processes' own tags too, which a pasted tail keeps: the API
+	// server's, the V1 workers' (v1/executor/multiproc_executor.py), Ray's
+	// worker actors'; and entrypoints/openai/api_server.py's listening
+	// line, "Starting vLLM API server N on" (0.8-0.11) and "Starting vLLM
+	// server on" (0.12 and later).)
+	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints",
+		"(APIServer pid=", "(VllmWorker rank=", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http"},
 }
 
 var trtllm = &Profile{
@@ -454,8 +477,10 @@ var trtllm = &Profile{
 		// not create (KV cache, additional executor resources, ...):
 		// _torch/pyexecutor/py_executor_creator.py _maybe_explain_if_oom (1.x;
 		// for an NCCL "unhandled cuda error" 1.0-1.2 said "failed with an
-		// error which might indicate insufficient GPU memory").
-		{ID: "trtllm.executor_oom", Matcher: re("Executor creation failed due to insufficient GPU memory|might indicate insufficient GPU memory", `Executor creation failed due to insufficient GPU memory|Executor creation failed with an error which might indicate insufficient GPU memory`), Cause: v.GPUOOM, Title: "not enough GPU memory to create the executor",
+		// error which might indicate insufficient GPU memory"). The
+		// executor was not created: the server cannot start (the
+		// RuntimeError reaches the user's process bare, mlcommons#2501).
+		{ID: "trtllm.executor_oom", Matcher: re("Executor creation failed due to insufficient GPU memory|might indicate insufficient GPU memory", `Executor creation failed due to insufficient GPU memory|Executor creation failed with an error which might indicate insufficient GPU memory`), Cause: v.GPUOOM, Fatal: true, Title: "not enough GPU memory to create the executor",
 			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
 		// tensorrt_llm executor/worker.py (0.2x-1.x): announces the error
 		// the worker raised; the OOM form above is more specific.
@@ -502,7 +527,9 @@ var trtllm = &Profile{
 	// "SMG", grpc/openengine/server.py "OpenEngine server started on".
 	NoHTTPReady: []Matcher{re("gRPC server started on|OpenEngine server started on", `(TensorRT-LLM (SMG )?gRPC|OpenEngine) server started on \S+`)},
 	NoHTTPFlag:  "--grpc",
-	Detect:      []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm"},
+	// (And a pasted tail's: py_executor_creator.py's report of the
+	// executor it could not create.)
+	Detect: []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm", "Executor creation failed", "The following component could not be created"},
 }
 
 // llamacpp is llama-server. Rules name the source they come from; "b10587"
@@ -555,6 +582,11 @@ var llamacpp = &Profile{
 		// file is not a GGUF model, or is cut short.
 		{ID: "llamacpp.gguf_open", Matcher: re("failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor", `failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor`), Cause: v.ModelLoad, Title: "the model file is missing, not a GGUF file, or cut short",
 			Hint: "check the -m path; a truncated or non-GGUF file must be downloaded again (compare its size with the source's)"},
+		// common/fit.cpp common_fit_params (b10587): --fit's trial load
+		// failed; the server loads the model again, and that load prints
+		// the reason ("unknown model architecture: ''" after "failed to
+		// load model", a user's log, 2026), or goes on.
+		{ID: "llamacpp.fit_echo", Matcher: lit("encountered an error while trying to fit params to free device memory"), Title: "fitting the parameters to the free memory failed"},
 		// src/llama-model.cpp (b10587).
 		{ID: "llamacpp.arch", Matcher: lit("unknown model architecture"), Cause: v.Config, Title: "this build does not know the model's architecture",
 			Hint: "update llama.cpp: the model needs a newer build than this one"},
@@ -623,8 +655,12 @@ var llamacpp = &Profile{
 	// the model and slots are ready (the HTTP server answers 200 from
 	// then on), then "listening on http://HOST:PORT". Older builds:
 	// "main: model loaded", "main: server is listening on", "INFO [main]".
-	Ready:  []Matcher{re("main: server is listening on|main: model loaded|llama_server: model loaded|llama_server: listening on", `^(main|llama_server): (server is listening on|model loaded|listening on)`), lit("all slots are idle"), re("model loaded", `^INFO \[\s*main\] model loaded`)},
-	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "srv  llama_server:", "load_model: loading model", "llama_context:", "common_init_from_params:", "common_init_result:", "log_info: verbosity"},
+	Ready: []Matcher{re("main: server is listening on|main: model loaded|llama_server: model loaded|llama_server: listening on", `^(main|llama_server): (server is listening on|model loaded|listening on)`), lit("all slots are idle"), re("model loaded", `^INFO \[\s*main\] model loaded`)},
+	// (And a pasted tail's: src/llama.cpp's "llama_model_load: error
+	// loading model", the loader's load_all_data, and
+	// tools/server/server-http.cpp's bind lines.)
+	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "srv  llama_server:", "load_model: loading model", "llama_context:", "common_init_from_params:", "common_init_result:", "log_info: verbosity",
+		"llama_model_load: ", "load_all_data: ", "couldn't bind HTTP server socket", "main: server is listening on"},
 }
 
 var tgi = &Profile{
@@ -656,6 +692,12 @@ var tgi = &Profile{
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`"},
 		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.download", Matcher: lit("Download encountered an error"), Cause: v.ModelLoad, Fatal: true, Wrapper: true, Title: "downloading the weights failed",
+			Hint: "check the model id, HF_TOKEN for gated models, network access to the Hub and free disk space"},
+		// launcher/src/main.rs LauncherError::DownloadError, main's own
+		// "Error: ..." once the download process failed: what it printed
+		// may come after it in a log of both streams (a user's log,
+		// 2025-05, whose Hub error sits in a rich traceback box).
+		{ID: "tgi.download_error", Matcher: re("Error: DownloadError", `^Error: DownloadError\b`), Cause: v.ModelLoad, Fatal: true, Title: "downloading the weights failed",
 			Hint: "check the model id, HF_TOKEN for gated models, network access to the Hub and free disk space"},
 		// launcher/src/main.rs LauncherError (2.x-3.3), printed by main's
 		// Err return: "Error: ArgumentValidation(...)".

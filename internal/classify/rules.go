@@ -106,6 +106,11 @@ type FailureRule struct {
 	// Qwen2 requires Flash Attention enabled models"). When that warning
 	// came and its reason has a rule with a cause, the reason is the root.
 	Because string
+	// Reached is the phase the line itself shows the server got to, when
+	// it is one of that phase's own lines gone wrong (vLLM's "Available KV
+	// cache memory: -2.14 GiB"): unlike an error that names a step, it
+	// moves the phase there.
+	Reached verdict.Phase
 	// Title is a short description used in the verdict's summary.
 	Title string
 	// Hint is what to do about it. "{flag:--x}" is replaced by " (now V)"

@@ -283,6 +283,32 @@ func (j *Judge) setServer(kind string, now time.Time) {
 	j.phaseIx = j.prof.Index(j.phase)
 	if kind != "" {
 		j.emit(now, observe.ServerSeen{Server: kind})
+		j.reclassify()
+	}
+}
+
+// reclassify reads the errors recorded before the server was known again,
+// with its catalogue: a log that starts late (a pasted tail, a watch
+// attached mid-start) may show the error before any line that names the
+// server ("NotImplementedError: Sharded Llama requires Flash Attention
+// enabled models." above TGI's launcher lines).
+func (j *Judge) reclassify() {
+	for i := range j.signals {
+		s := &j.signals[i]
+		if s.rule != nil && s.rule.Fatal {
+			continue // (already decisive)
+		}
+		f := j.memo.Classify(j.prof, s.raw).Failure
+		if f == nil || f == s.rule || f.Cause == "" {
+			continue
+		}
+		s.rule, s.exception = f, false
+		if f.Fatal && len(j.fatal) < maxSignals {
+			j.fatal = append(j.fatal, *s)
+			if j.fatalAt.IsZero() {
+				j.fatalAt = s.at
+			}
+		}
 	}
 }
 
@@ -401,6 +427,9 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	}
 	// An error that names a step (a missing libmpi, a failed NCCL call) is
 	// not the server reaching that step.
+	if c.Failure != nil && c.Failure.Reached != "" {
+		j.advance(c.Failure.Reached, false, c.Source, now)
+	}
 	if c.Phase != "" && c.Failure == nil && !c.Exception {
 		j.advance(c.Phase, c.Back, c.Source, now)
 		if c.Source != "" {

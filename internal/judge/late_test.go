@@ -1,0 +1,61 @@
+package judge
+
+import (
+	"testing"
+	"time"
+
+	"vigil/internal/observe"
+	v "vigil/internal/verdict"
+)
+
+// TestLateServer: a log that starts late (a pasted tail, a watch attached
+// mid-start) may show the error before any line that names the server; once
+// a line names it, the errors before are read with its catalogue. And a
+// server's own line gone wrong moves the phase to the step it reports.
+// Lines from users' reports: TGI#686 (0.9), vllm#23278 (0.10.1).
+func TestLateServer(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		rule  string
+		cause v.Cause
+		phase v.Phase
+	}{
+		{
+			name: "a TGI shard's error above the launcher's lines",
+			lines: []string{
+				`  File "/opt/conda/lib/python3.9/site-packages/text_generation_server/models/__init__.py", line 193, in get_model`,
+				`    raise NotImplementedError(FLASH_ATT_ERROR_MESSAGE.format("Sharded Llama"))`,
+				"NotImplementedError: Sharded Llama requires Flash Attention enabled models.",
+				"2023-07-24T02:39:20.704629Z ERROR text_generation_launcher: Shard 0 failed to start",
+				"Error: ShardCannotStart",
+			},
+			rule: "tgi.flash_attn_required", cause: v.Config,
+		},
+		{
+			name: "vLLM's KV cache sized below zero",
+			lines: []string{
+				"(EngineCore_0 pid=5839) INFO 08-20 18:04:08 [core.py:75] Initializing a V1 LLM engine (v0.10.1) with config: model='openai/gpt-oss-120b'",
+				"(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB",
+				"(EngineCore_0 pid=5839) ERROR 08-20 18:04:22 [core.py:700] EngineCore failed to start.",
+			},
+			rule: "vllm.kv_negative", cause: v.GPUOOM, phase: v.KVCache,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var steps []step
+			for i, l := range tt.lines {
+				steps = append(steps, ln(0.01*float64(i), l))
+			}
+			steps = append(steps, ex(1, observe.Exit{Code: 1}))
+			r := play(t, Config{StallAfter: time.Minute, Timeout: time.Hour}, steps, 10)
+			if r == nil || r.Verdict != v.Failed || r.RuleID != tt.rule || r.Cause != tt.cause {
+				t.Fatalf("result %+v, want failed by %s (%s)", r, tt.rule, tt.cause)
+			}
+			if tt.phase != "" && r.Phase != tt.phase {
+				t.Errorf("phase %s, want %s", r.Phase, tt.phase)
+			}
+		})
+	}
+}
