@@ -39,10 +39,12 @@ Whether a ready server answers sanely (bad_output) cannot be told from a log.
 
 The files are streamed: memory stays flat however large they are.
 
---json prints one JSON object per run and line: file, run, server, start, end,
-lines, first_line, offset, verdict ("" without one), cause (null unless
-failed), phase, summary, hint, evidence, rule and phases (phase name to
-seconds, in order; null when the log carries no timestamps).
+--json prints one JSON object per run and line: file, run, server (null when
+unknown), start, end, lines, first_line, offset, verdict ("" without one),
+cause (null unless failed), phase, summary, hint, evidence, rule (the
+catalogue rule that decided, left out when none did), phases (phase name to
+seconds, in order; null when the log carries no timestamps) and, for a ready
+run, after_ready (how its life went: died, hung, stopped, serving or ended).
 
 Exit status: 0 the last run of every log is ready, 1 the last run of some log
 failed, 3 the last run of some log ended without a verdict (and none failed),
