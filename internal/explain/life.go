@@ -7,6 +7,7 @@ import (
 
 	"vigil/internal/classify"
 	"vigil/internal/life"
+	"vigil/internal/observe"
 	"vigil/internal/stamp"
 	v "vigil/internal/verdict"
 )
@@ -95,8 +96,19 @@ func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 	if lt == nil {
 		lt = new(lifeTail)
 	}
+	// Only the answers after the last good one can tell a hang at the end
+	// (a serving run's last answer is most often a 200): they are found
+	// from the end.
+	first := max(0, lt.n-tailSize)
+	answersFrom := first
+	for i := lt.n - 1; i >= first; i-- {
+		if h, ok := accessAnswer(lt.lines[i%tailSize].text); ok && h.State == observe.HealthOK {
+			answersFrom = i + 1
+			break
+		}
+	}
 	last := readyAt
-	for i := max(0, lt.n-tailSize); i < lt.n; i++ {
+	for i := first; i < lt.n; i++ {
 		l := lt.lines[i%tailSize]
 		at := last
 		if l.t != 0 {
@@ -104,11 +116,12 @@ func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 			last = at
 		}
 		lj.Line(l.text, at)
-		if classify.MayBeAccess(l.text) {
-			if h, ok := classify.AccessHealth(l.text); ok {
-				h.Seen = clip(l.text, 300)
-				lj.Health(h, at)
-			}
+		if i < answersFrom {
+			continue
+		}
+		if h, ok := accessAnswer(l.text); ok {
+			h.Seen = clip(l.text, 300)
+			lj.Health(h, at)
 		}
 	}
 	a := &AfterReady{Timed: timed}
@@ -147,6 +160,14 @@ func (st *runState) lifeAfterReady(readyAt time.Time, timed bool) *AfterReady {
 	}
 	a.After = max(a.After, 0)
 	return a
+}
+
+// accessAnswer is the health answer an access-log line holds, if any.
+func accessAnswer(text string) (observe.Health, bool) {
+	if !classify.MayBeAccess(text) {
+		return observe.Health{}, false
+	}
+	return classify.AccessHealth(text)
 }
 
 // lifeText is the text form's after-ready lines.

@@ -73,6 +73,8 @@ func TestAfterReady(t *testing.T) {
 			how: LifeServing, after: time.Hour + time.Second, text: "still serving"},
 		{name: "health recovered", log: sglangServing(time.Hour, health503, health503, `[%s] INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK`),
 			how: LifeServing, after: time.Hour + time.Second, text: "still serving"},
+		{name: "failing again after a recovery", log: sglangServing(time.Hour, health503, `[%s] INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK`, health503, health503),
+			how: LifeHung, cause: v.Health, after: time.Hour + time.Second, text: "2 answers in a row, the last HTTP 503"},
 		{name: "a death line says more than the answers after it",
 			log: sglangServing(time.Hour, "[%s TP0] Watchdog timeout (self.watchdog_timeout=300)", health503, health503),
 			how: LifeDied, cause: v.Crash, after: time.Hour + time.Second, text: "SGLang's scheduler watchdog"},
