@@ -203,6 +203,9 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.no_config", "ValueError: Failed to infer model format because no config.json exists in /models/x"},
 	{"tgi", "tgi.download", "2026-01-08T10:00:00.123456Z ERROR download: text_generation_launcher: Download encountered an error:"},
 	{"tgi", "tgi.download_error", "Error: DownloadError"},
+	// A user's TGI 1.x log, --quantize bitsandbytes in a container
+	// without GPUs.
+	{"tgi", "tgi.quantize_cpu", "ValueError: quantization is not available on CPU"},
 	{"llamacpp", "llamacpp.download", "E common_download_file_single_online: download failed after 3 attempts"},
 	{"llamacpp", "llamacpp.load_exit", "main: exiting due to model loading error"},
 	// config

@@ -335,7 +335,7 @@ var commonFailures = []FailureRule{
 	// model_executor/models/*.py): a KeyError naming the tensor.
 	{ID: "weights.param_keyerror", Matcher: re("KeyError: '", `(?:^|\s)KeyError: '\w+(?:\.\w+)*\.(?:weight|bias|qweight|qzeros|scales|g_idx|\w*_scale(?:_inv)?|scale)'`), Cause: v.ModelLoad, Title: "a checkpoint tensor has no matching parameter in the model",
 		Hint: "the checkpoint's tensors do not match what the server built: a quantization format it does not read (e.g. FP8 input_scale), a wrong --quantization, or a model class that does not support this checkpoint; try another checkpoint of the model or a newer server"},
-	{ID: "llamacpp.load", Matcher: re("error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file|invalid magic", `error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file.*failed|invalid magic`), Cause: v.ModelLoad, Title: "the model file could not be loaded",
+	{ID: "llamacpp.load", Matcher: re("error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file|invalid magic", `error loading model|failed to load model|failed to load multimodal model|Failed to load CLIP model|gguf_init_from_file.*failed|invalid magic`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file could not be loaded",
 		Hint: "the GGUF file is missing, truncated or not supported by this build: re-download it and check the build number"},
 	// transformers tokenization_mistral_common.py (through vLLM's
 	// tokenizers/mistral.py, 0.12+): the tokenizer chosen finds no file.

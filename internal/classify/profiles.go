@@ -580,7 +580,7 @@ var llamacpp = &Profile{
 			Hint: "drop --ssl-key-file/--ssl-cert-file and terminate TLS in a proxy, or use a build made with OpenSSL (LLAMA_OPENSSL=ON)"},
 		// ggml/src/gguf.cpp and src/llama-model-loader.h (b10587): the
 		// file is not a GGUF model, or is cut short.
-		{ID: "llamacpp.gguf_open", Matcher: re("failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor", `failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor`), Cause: v.ModelLoad, Title: "the model file is missing, not a GGUF file, or cut short",
+		{ID: "llamacpp.gguf_open", Matcher: re("failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor", `failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file is missing, not a GGUF file, or cut short",
 			Hint: "check the -m path; a truncated or non-GGUF file must be downloaded again (compare its size with the source's)"},
 		// common/fit.cpp common_fit_params (b10587): --fit's trial load
 		// failed; the server loads the model again, and that load prints
@@ -588,11 +588,11 @@ var llamacpp = &Profile{
 		// load model", a user's log, 2026), or goes on.
 		{ID: "llamacpp.fit_echo", Matcher: lit("encountered an error while trying to fit params to free device memory"), Title: "fitting the parameters to the free memory failed"},
 		// src/llama-model.cpp (b10587).
-		{ID: "llamacpp.arch", Matcher: lit("unknown model architecture"), Cause: v.Config, Title: "this build does not know the model's architecture",
+		{ID: "llamacpp.arch", Matcher: lit("unknown model architecture"), Cause: v.Config, Reached: v.Weights, Title: "this build does not know the model's architecture",
 			Hint: "update llama.cpp: the model needs a newer build than this one"},
 		// src/llama-vocab.cpp (b10587): a tokenizer newer than this build,
 		// like an unknown architecture.
-		{ID: "llamacpp.pretokenizer", Matcher: lit("unknown pre-tokenizer type"), Cause: v.Config, Title: "this build does not know the model's pre-tokenizer",
+		{ID: "llamacpp.pretokenizer", Matcher: lit("unknown pre-tokenizer type"), Cause: v.Config, Reached: v.Weights, Title: "this build does not know the model's pre-tokenizer",
 			Hint: "update llama.cpp (the GGUF needs a newer build), or convert the model again with a convert_hf_to_gguf.py that matches this build"},
 		// ggml/src/ggml-metal/ggml-metal-context.m (b10587): a command
 		// buffer that ran out of GPU memory leaves the backend in an error
@@ -734,6 +734,10 @@ var tgi = &Profile{
 		// utils/hub.py weight_files: no weights where they should be.
 		{ID: "tgi.no_model", Matcher: re("Could not determine model type for|No local weights found in|not found in", "Could not determine model type for \\S+ revision|No local weights found in \\S+ with extension|^(?:FileNotFoundError: )?File \\S+ not found in \\S+"), Cause: v.ModelLoad, Title: "the model's files are not where TGI looks",
 			Hint: "check the model id or path (config.json with model_type, the weight files in the format TGI wants, .safetensors), the revision, and that the volume is mounted"},
+		// server/text_generation_server/models/causal_lm.py and
+		// seq2seq_lm.py (1.x-3.3): --quantize where TGI sees no GPU.
+		{ID: "tgi.quantize_cpu", Matcher: lit("quantization is not available on CPU"), Cause: v.Config, Title: "--quantize was given but TGI sees no GPU",
+			Hint: "make the GPUs visible to the shards (the container's --gpus, CUDA_VISIBLE_DEVICES, the NVIDIA runtime), or drop --quantize{flag:--quantize} to run on the CPU"},
 		// server/text_generation_server/layers/attention/cuda.py (2.x-3.3).
 		{ID: "tgi.flash_decoding_v2", Matcher: lit("Flash decoding requires Flash Attention V2"), Cause: v.Dependency, Title: "flashdecoding attention needs Flash Attention v2",
 			Hint: "use the official image (which ships flash-attn v2) on an Ampere or newer GPU, or set ATTENTION to another backend"},

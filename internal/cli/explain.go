@@ -43,7 +43,7 @@ The files are streamed: memory stays flat however large they are.
 unknown), start, end, lines, first_line, offset, verdict ("" without one),
 cause (null unless failed), phase, summary, hint, evidence, rule (the
 catalogue rule that decided, left out when none did), phases (phase name to
-seconds, in order; null when the log carries no timestamps) and, for a ready
+seconds, in order; each null when the log carries no timestamps) and, for a ready
 run, after_ready (how its life went: died, hung, stopped, serving or ended).
 
 Exit status: 0 the last run of every log is ready, 1 the last run of some log
