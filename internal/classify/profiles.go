@@ -779,7 +779,7 @@ var tgi = &Profile{
 		// rule names other servers'; a user's k8s deployment of TGI 2.0 ran out
 		// while loading a 70B model on two shards).
 		{ID: "tgi.cuda_oom", Matcher: lit("CUDA out of memory"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
-			Hint: "shard the model over more GPUs (--num-shard), quantize it (--quantize), or lower --max-batch-prefill-tokens / --max-total-tokens (the warmup allocates for them); lower --cuda-memory-fraction only if another process shares the GPU"},
+			Hint: "shard the model over more GPUs (--num-shard), quantize it (--quantize), or, when it ran out at warmup, lower --max-batch-prefill-tokens / --max-total-tokens (the warmup allocates for them); lower --cuda-memory-fraction only if another process shares the GPU"},
 	},
 	Notable: tgiNotable,
 	// router/src/server.rs (2.x-3.3), after the warmup.
