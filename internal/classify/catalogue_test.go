@@ -25,6 +25,8 @@ var failureLines = []ruleLine{
 	{"llamacpp", "llamacpp.alloc", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9437184000"},
 	{"vllm", "kv.too_small", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
 	{"tgi", "tgi.prefill_oom", "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"},
+	// sglang#931.
+	{"sglang", "sglang.min_sm", "RuntimeError: SGLang only supports sm75 and above."},
 	// sglang#4503 (0.4.4.post1), kvcache-ai/ktransformers#1666 (0.5.x).
 	{"sglang", "sglang.other_rank_load", "ValueError: TP rank 1 could finish the model loading, but there are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow node."},
 	{"sglang", "sglang.kv_pool", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.6"},

@@ -86,6 +86,10 @@ var sglang = &Profile{
 		// error, when the log has it, is the root.
 		{ID: "sglang.other_rank_load", Matcher: lit("could finish the model loading, but there are other ranks that didn't finish loading"), Cause: v.Exception, Reached: v.Weights, Title: "another rank did not finish loading the model",
 			Hint: "look above for the first error of another TP rank (often a CUDA OOM or a missing file); if there is none, a rank loads slowly (a slow node or filesystem): the barrier waits UNBALANCED_MODEL_LOADING_TIMEOUT_S (300 s)"},
+		// model_executor/model_runner.py load_model (0.3-0.5.x): a GPU
+		// before Turing (sglang#931).
+		{ID: "sglang.min_sm", Matcher: lit("SGLang only supports sm75 and above"), Cause: v.Config, Reached: v.Weights, Title: "SGLang does not run on a GPU older than sm75 (Turing)",
+			Hint: "SGLang needs compute capability 7.5 or newer (T4, RTX 20xx and later): run it on such a GPU, or serve the model with a server that supports this one"},
 		// model_executor/model_runner.py init_memory_pool (0.4-0.5.x): "Not
 		// enough memory. Please try to increase --mem-fraction-static";
 		// mem_cache/memory_pool.py (0.5.x, hybrid models): "state cache is
@@ -170,7 +174,10 @@ var sglang = &Profile{
 	// exception", entrypoints/engine.py's sigquit_handler,
 	// entrypoints/http_server.py's warmup failure.)
 	Detect: []string{"server_args=ServerArgs(", "server_args={'", "The server is fired up and ready to roll", "sglang.srt", "sglang/srt/", "launch_server.py", "Load weight begin. avail mem=", "max_total_num_tokens=",
-		"Scheduler hit an exception", "Received sigquit from a child process", "Initialization failed. warmup error"},
+		"Scheduler hit an exception", "Received sigquit from a child process", "Initialization failed. warmup error",
+		// The model runner's steps and its ranks' tag ("[2025-07-02
+		// 07:41:59 DP0 TP0] ").
+		"Load weight end.", "KV Cache is allocated.", "Memory pool end. avail mem=", " TP0] "},
 }
 
 var vllm = &Profile{
@@ -401,7 +408,9 @@ var vllm = &Profile{
 	// line, "Starting vLLM API server N on" (0.8-0.11) and "Starting vLLM
 	// server on" (0.12 and later).)
 	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints",
-		"(APIServer pid=", "(VllmWorker rank=", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http"},
+		"(APIServer pid=", "(VllmWorker rank=", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http",
+		// argparse's own lines for the vllm command.
+		"usage: vllm ", "vllm: error: "},
 }
 
 var trtllm = &Profile{
