@@ -235,10 +235,7 @@ func (st *runState) take(e observe.Event) {
 
 // answer feeds the health answer an access-log line holds, if any.
 func (st *runState) answer(t string, now time.Time) {
-	if !classify.MayBeAccess(t) {
-		return
-	}
-	if h, ok := classify.AccessHealth(t); ok {
+	if h, ok := accessAnswer(t); ok {
 		h.Seen = clip(t, 300)
 		st.still = false
 		st.j.Health(h, now)

@@ -425,8 +425,9 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	if !c.Waiting {
 		j.lastProgress = now
 	}
-	// An error that names a step (a missing libmpi, a failed NCCL call) is
-	// not the server reaching that step.
+	// A step's own line gone wrong says the server got to that step; an
+	// error that merely names a step (a missing libmpi, a failed NCCL
+	// call) is not the server reaching it.
 	if c.Failure != nil && c.Failure.Reached != "" {
 		j.advance(c.Failure.Reached, false, c.Source, now)
 	}
