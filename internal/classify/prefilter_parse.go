@@ -192,17 +192,7 @@ func CutContainer(s string) (n int, stamp, kind string) {
 	if k := journalPrefix(s); k > 0 {
 		return k, s[:15], "syslog"
 	}
-	// (The name is what comes before the first space; most lines have
-	// none that "| " follows, and are passed over without reading it.)
-	if i := strings.IndexByte(s, ' '); i > 0 {
-		j := i + 1
-		for j < len(s) && s[j] == ' ' {
-			j++
-		}
-		if strings.HasPrefix(s[j:], "| ") && serviceName(s[:i]) {
-			n = j + 2
-		}
-	}
+	_, n = ComposeService(s)
 	r := s[n:]
 	if pattern(r, "9999-99-99T99:99:99") {
 		k := 19
@@ -216,6 +206,25 @@ func CutContainer(s string) (n int, stamp, kind string) {
 		return n + 26, r[:23], "sglang"
 	}
 	return n, "", ""
+}
+
+// ComposeService is the docker compose service a line is from
+// ("qwen3.5-9b  | ...") and the length of that prefix, or "" and 0.
+func ComposeService(s string) (name string, n int) {
+	// (The name is what comes before the first space; most lines have
+	// none that "| " follows, and are passed over without reading it.)
+	i := strings.IndexByte(s, ' ')
+	if i <= 0 {
+		return "", 0
+	}
+	j := i + 1
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	if !strings.HasPrefix(s[j:], "| ") || !serviceName(s[:i]) {
+		return "", 0
+	}
+	return s[:i], j + 2
 }
 
 // cutRouterPort reads the port llama-server's router puts before a line

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,15 +41,22 @@ Whether a ready server answers sanely (bad_output) cannot be told from a log.
 
 The files are streamed: memory stays flat however large they are.
 
---json prints one JSON object per run and line: file, run, server (null when
-unknown), start, end, lines, first_line, offset, verdict ("" without one),
-cause (null unless failed), phase, summary, hint, evidence, rule (the
-catalogue rule that decided, left out when none did), phases (phase name to
-seconds, in order; each null when the log carries no timestamps) and, for a ready
-run, after_ready (how its life went: died, hung, stopped, serving or ended).
+A file of "docker compose logs", whose lines carry two or more services'
+names ("qwen3.5-9b  | ..."), is judged once per service: each run is named
+by its service, and lines without a service's name are left out (whose they
+are cannot be told). A stream is read once and judged as one.
 
-Exit status: 0 the last run of every log is ready, 1 the last run of some log
-failed, 3 the last run of some log ended without a verdict (and none failed),
+--json prints one JSON object per run and line: file, run, service (with
+compose services), server (null when unknown), start, end, lines,
+first_line, offset, verdict ("" without one), cause (null unless failed),
+phase, summary, hint, evidence, rule (the catalogue rule that decided, left
+out when none did), phases (phase name to seconds, in order; each null when
+the log carries no timestamps) and, for a ready run, after_ready (how its life
+went: died, hung, stopped, serving or ended).
+
+Exit status: 0 the last run of every log (of every service) is ready, 1 the
+last run of some log failed, 3 the last run of some log ended without a
+verdict (and none failed),
 2 usage error (a bad flag, an unreadable file, a binary file or stream).`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
@@ -73,14 +82,19 @@ failed, 3 the last run of some log ended without a verdict (and none failed),
 				if len(inputs) > 1 && !jsonOut {
 					fmt.Fprintf(env.IO.Out, "== %s\n", in.name)
 				}
-				last, readErr, writeErr := explainOne(env.IO.Out, in, server, jsonOut)
+				lasts, readErr, writeErr := explainOne(env.IO.Out, env.IO.ErrOut, in, server, jsonOut)
 				if readErr != nil {
 					return Usagef("explain: %s: %v", in.name, readErr)
 				}
 				if writeErr != nil {
 					return fmt.Errorf("explain: %w", writeErr)
 				}
-				worst = worse(worst, exitFor(last))
+				if len(lasts) == 0 {
+					lasts = []*explain.Run{nil} // no lines: no verdict
+				}
+				for _, last := range lasts {
+					worst = worse(worst, exitFor(last))
+				}
 			}
 			if worst != 0 {
 				return &ExitError{Code: worst}
@@ -98,6 +112,10 @@ type logInput struct {
 	name string
 	r    io.Reader
 	c    io.Closer
+	// file is a regular file's, which can be read again; head is what a
+	// stream's first read gave.
+	file *os.File
+	head []byte
 }
 
 func (l logInput) Close() {
@@ -129,8 +147,8 @@ func openLogs(env *Env, args []string) ([]logInput, error) {
 // FIFO, a device) is a stream, whose head is read and given again.
 func openExplainLog(env *Env, name string) (logInput, error) {
 	if name == "-" {
-		r, err := sniffStream(env.IO.In, "standard input")
-		return logInput{name: name, r: r}, err
+		r, head, err := sniffStream(env.IO.In, "standard input")
+		return logInput{name: name, r: r, head: head}, err
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -144,9 +162,10 @@ func openExplainLog(env *Env, name string) (logInput, error) {
 	case fi.IsDir():
 		err = fmt.Errorf("cannot read %s: is a directory", name)
 	case fi.Mode().IsRegular():
+		in.file = f
 		err = checkBinary(f, name)
 	default:
-		in.r, err = sniffStream(f, name)
+		in.r, in.head, err = sniffStream(f, name)
 	}
 	if err != nil {
 		f.Close()
@@ -162,9 +181,14 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// explainOne prints the runs of one log and returns its last run (nil
-// when it has no lines), and the error reading or writing.
-func explainOne(out io.Writer, in logInput, server string, jsonOut bool) (last *explain.Run, readErr, werr error) {
+// composeHead is how much of a file is read to find the compose services
+// it interleaves.
+const composeHead = 1 << 20
+
+// explainOne prints the runs of one log and returns its last run (none
+// when it has no lines), or the last run of each compose service it
+// interleaves, and the error reading or writing.
+func explainOne(out, errOut io.Writer, in logInput, server string, jsonOut bool) (lasts []*explain.Run, readErr, werr error) {
 	// A dense log has a run every few kilobytes: one write per run would
 	// be most of the system time.
 	w := bufio.NewWriterSize(out, 64<<10)
@@ -173,7 +197,9 @@ func explainOne(out io.Writer, in logInput, server string, jsonOut bool) (last *
 			werr = err
 		}
 	}()
-	readErr = explain.Read(in.r, explain.Options{Server: server}, func(r *explain.Run) {
+	var last *explain.Run
+	wrote := false
+	emit := func(r *explain.Run) {
 		last = r
 		if werr != nil {
 			return
@@ -182,17 +208,70 @@ func explainOne(out io.Writer, in logInput, server string, jsonOut bool) (last *
 			werr = explain.WriteJSON(w, in.name, r)
 			return
 		}
-		if r.Index > 1 {
+		if wrote {
 			_, werr = io.WriteString(w, "\n")
 		}
+		wrote = true
 		if werr == nil {
 			werr = explain.WriteText(w, r)
 		}
-	})
-	if last == nil && !jsonOut && werr == nil && readErr == nil {
+	}
+	services, err := composeServices(in)
+	if err != nil {
+		return nil, err, nil
+	}
+	if len(services) > 0 && in.file == nil {
+		name := in.name
+		if name == "-" {
+			name = "standard input"
+		}
+		fmt.Fprintf(errOut, "vigil: %s interleaves the lines of compose services %s: they are judged as one stream; give the log as a file to judge each service on its own\n", name, strings.Join(services, ", "))
+		services = nil
+	}
+	if len(services) == 0 {
+		readErr = explain.Read(in.r, explain.Options{Server: server}, emit)
+		if last != nil {
+			lasts = append(lasts, last)
+		}
+	}
+	for _, name := range services {
+		if _, err := in.file.Seek(0, io.SeekStart); err != nil {
+			return lasts, err, werr
+		}
+		last = nil
+		if readErr = explain.Read(explain.OnlyService(in.file, name), explain.Options{Server: server, Service: name}, emit); readErr != nil {
+			break
+		}
+		if last != nil {
+			lasts = append(lasts, last)
+		}
+	}
+	if len(lasts) == 0 && !jsonOut && werr == nil && readErr == nil {
 		_, werr = fmt.Fprintln(w, "no lines: nothing to judge")
 	}
-	return last, readErr, werr
+	return lasts, readErr, werr
+}
+
+// composeServices names the compose services a log interleaves (two or
+// more), from a file's first megabyte or a stream's first read.
+func composeServices(in logInput) ([]string, error) {
+	if in.file == nil {
+		return explain.Services(in.head), nil
+	}
+	size := int64(composeHead)
+	if fi, err := in.file.Stat(); err == nil {
+		// (A short log needs no megabyte: vigil's start is timed.)
+		size = min(size, fi.Size())
+	}
+	head := make([]byte, size)
+	n, err := io.ReadFull(in.file, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	if _, err := in.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return explain.Services(head[:n]), nil
 }
 
 // exitFor is the exit status a log's last run gives.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +210,88 @@ func TestExplainJSON(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[1], `{"file":`) || !strings.Contains(lines[1], `"phases":{"launch":`) {
 		t.Errorf("phases should be in the run's order: %s", lines[1])
+	}
+}
+
+// composeLog renders each scenario as one compose service's output
+// ("name  | line"), interleaves the services line by line as `docker
+// compose logs` does, and returns the log's path and text.
+func composeLog(t *testing.T, services [][2]string) (string, []byte) {
+	t.Helper()
+	var streams [][]string
+	for _, s := range services {
+		sc, err := scenario.Load(filepath.Join("..", "..", "testdata", "scenarios", s[1]+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := scenlog.Write(&buf, sc, time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local)); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.SplitAfter(buf.String(), "\n") {
+			if l != "" {
+				lines = append(lines, fmt.Sprintf("%-12s| %s", s[0], l))
+			}
+		}
+		streams = append(streams, lines)
+	}
+	var log bytes.Buffer
+	for i := 0; ; i++ {
+		more := false
+		for _, lines := range streams {
+			if i < len(lines) {
+				log.WriteString(lines[i])
+				more = true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	path := filepath.Join(t.TempDir(), "compose.log")
+	if err := os.WriteFile(path, log.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, log.Bytes()
+}
+
+// TestExplainComposeServices: a `docker compose logs` file of two servers
+// is judged once per service (one's failure is not the other's death);
+// given as a stream, it cannot be read twice, and vigil says so.
+func TestExplainComposeServices(t *testing.T) {
+	path, text := composeLog(t, [][2]string{{"llama", "vllm-gpu-oom-no-cache-blocks-32b"}, {"mistral", "tgi-ready-mistral-7b"}})
+	code, out, errOut := runExplain(t, "", "--json", path)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a service's last run failed); stderr %s", code, errOut)
+	}
+	var runs []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		runs = append(runs, r)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want one per service:\n%s", len(runs), out)
+	}
+	want := [][3]string{{"llama", "vllm", "failed"}, {"mistral", "tgi", "ready"}}
+	for i, w := range want {
+		r := runs[i]
+		if r["service"] != w[0] || r["server"] != w[1] || r["verdict"] != w[2] || r["run"] != 1.0 {
+			t.Errorf("run %d: service %v server %v verdict %v run %v, want %v", i, r["service"], r["server"], r["verdict"], r["run"], w)
+		}
+	}
+	if runs[0]["cause"] != "gpu_oom" || runs[1]["after_ready"] == nil {
+		t.Errorf("llama: cause %v; mistral: after ready %v", runs[0]["cause"], runs[1]["after_ready"])
+	}
+	_, textOut, _ := runExplain(t, "", path)
+	if !strings.Contains(textOut, "run 1  service llama  vllm") || !strings.Contains(textOut, "run 1  service mistral  tgi") {
+		t.Errorf("text output lacks the services:\n%s", textOut)
+	}
+	_, _, errOut = runExplain(t, string(text))
+	if !strings.Contains(errOut, "standard input interleaves the lines of compose services llama, mistral") {
+		t.Errorf("stdin: stderr %q, want the note that the services are judged as one", errOut)
 	}
 }

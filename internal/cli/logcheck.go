@@ -40,19 +40,19 @@ func checkBinary(f *os.File, name string) error {
 // write, not for sniffLen bytes) and returns a reader that gives them again,
 // then the rest; a binary stream (gzip piped in, a device of NULs) is an
 // error, as a binary file is.
-func sniffStream(r io.Reader, name string) (io.Reader, error) {
+func sniffStream(r io.Reader, name string) (io.Reader, []byte, error) {
 	head := make([]byte, sniffLen)
 	n, err := io.ReadAtLeast(r, head, 1)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("cannot read %s: %w", name, err)
+		return nil, nil, fmt.Errorf("cannot read %s: %w", name, err)
 	}
 	if isBinary(head[:n]) {
-		return nil, fmt.Errorf("%s is binary data, not a log", name)
+		return nil, nil, fmt.Errorf("%s is binary data, not a log", name)
 	}
 	if n == 0 {
-		return bytes.NewReader(nil), nil
+		return bytes.NewReader(nil), nil, nil
 	}
-	return io.MultiReader(bytes.NewReader(head[:n]), r), nil
+	return io.MultiReader(bytes.NewReader(head[:n]), r), head[:n], nil
 }
 
 // checkWatchLog tells at once what makes a --log path unusable: a

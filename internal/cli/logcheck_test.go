@@ -150,7 +150,7 @@ func TestSniffStream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := sniffStream(tt.in, "pipe")
+			r, _, err := sniffStream(tt.in, "pipe")
 			if tt.errWant != "" {
 				if err == nil || err.Error() != tt.errWant {
 					t.Fatalf("err = %v, want %q", err, tt.errWant)
@@ -169,7 +169,7 @@ func TestSniffStream(t *testing.T) {
 
 	t.Run("a slow writer", func(t *testing.T) {
 		in := &firstWriteReader{t: t, first: "INFO loading\n", rest: strings.NewReader("INFO ready\n")}
-		r, err := sniffStream(in, "pipe")
+		r, _, err := sniffStream(in, "pipe")
 		if err != nil {
 			t.Fatal(err)
 		}

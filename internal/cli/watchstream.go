@@ -85,7 +85,7 @@ func (s *streamLog) checkHead(name string) error {
 		return err
 	}
 	defer f.Close()
-	_, err = sniffStream(f, name)
+	_, _, err = sniffStream(f, name)
 	return err
 }
 

@@ -74,13 +74,18 @@ type Options struct {
 	Now time.Time
 	// Workers is how many goroutines judge chunks (0: GOMAXPROCS).
 	Workers int
+	// Service is the compose service the log was narrowed to
+	// (OnlyService), named on each run; "" for a log of one stream.
+	Service string
 }
 
 // Run is one startup found in a log and how it ended.
 type Run struct {
-	// Index counts runs from 1 in their log.
-	Index  int
-	Server string
+	// Index counts runs from 1 in their log (in their service's lines,
+	// with Service).
+	Index   int
+	Service string
+	Server  string
 	// Start and End are the run's first and last stamps; zero when its
 	// lines carry none (Timed is false then). Relative: the stamps are
 	// llama.cpp's time since its process started ("0.03.673.355 I "), so
@@ -203,6 +208,13 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Service != "" {
+		all := emit
+		emit = func(r *Run) {
+			r.Service = o.Service
+			all(r)
+		}
 	}
 
 	// Each worker reads the next chunk itself, in turn, and judges it:

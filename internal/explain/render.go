@@ -21,6 +21,10 @@ func WriteText(w io.Writer, r *Run) error {
 	// run, and fmt's formatting was most of what it spent on a dense log.)
 	b.WriteString("run ")
 	writeInt(b, int64(r.Index))
+	if r.Service != "" {
+		b.WriteString("  service ")
+		b.WriteString(r.Service)
+	}
 	server := r.Server
 	if server == "" {
 		server = "unknown server"
@@ -109,6 +113,7 @@ func writeInt(b *bufio.Writer, n int64) {
 type jsonRun struct {
 	File      string    `json:"file,omitempty"`
 	Run       int       `json:"run"`
+	Service   string    `json:"service,omitempty"`
 	Server    *string   `json:"server"`
 	Start     *string   `json:"start"`
 	End       *string   `json:"end"`
@@ -130,7 +135,7 @@ type jsonRun struct {
 // log ("" leaves the field out).
 func WriteJSON(w io.Writer, file string, r *Run) error {
 	j := jsonRun{
-		File: file, Run: r.Index, Lines: r.Lines, FirstLine: r.FirstLine, Offset: r.Offset,
+		File: file, Run: r.Index, Service: r.Service, Lines: r.Lines, FirstLine: r.FirstLine, Offset: r.Offset,
 		Verdict: string(r.Verdict), Phase: string(r.Phase), Summary: r.Summary, Hint: r.Hint,
 		Evidence: r.Evidence, Rule: r.RuleID, Phases: mergePhases(r.Phases),
 		Life: lifeJSON(r.Life),

@@ -22,6 +22,9 @@ func writeTextRef(w io.Writer, r *Run) error {
 		b = bufio.NewWriter(w)
 	}
 	fmt.Fprintf(b, "run %d", r.Index)
+	if r.Service != "" {
+		fmt.Fprintf(b, "  service %s", r.Service)
+	}
 	server := r.Server
 	if server == "" {
 		server = "unknown server"
@@ -116,7 +119,7 @@ func TestWriteTextRef(t *testing.T) {
 	var runs []*Run
 	for i, d := range durs {
 		for _, verdict := range []v.Verdict{"", v.Failed, v.Ready} {
-			r := &Run{Index: i + 1, Server: []string{"", "sglang", "vllm"}[i%3], Start: t0, End: t0.Add(d), Timed: i%4 != 3,
+			r := &Run{Index: i + 1, Service: []string{"", "qwen3.5-9b"}[i%2], Server: []string{"", "sglang", "vllm"}[i%3], Start: t0, End: t0.Add(d), Timed: i%4 != 3,
 				FirstLine: int64(i * 100), Lines: int64(i + 1), Verdict: verdict, Cause: v.GPUOOM, Phase: v.Weights,
 				Summary: "a 100% summary %s", Hint: []string{"", "a hint"}[i%2], Evidence: []string{"line one", "50% %d"}[:i%3]}
 			if i%2 == 0 {
