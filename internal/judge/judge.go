@@ -10,6 +10,7 @@ package judge
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,6 +145,7 @@ type recentLine struct {
 	source string
 	msg    string                // set in errLines only
 	rule   *classify.FailureRule // the failure rule of an errLines line, if any
+	at     time.Time             // when an errLines line came
 }
 
 // Judge is the state machine. Its zero value is not usable: use New.
@@ -522,7 +524,7 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		j.lastErrSrc = source
 	}
 	if c.IsError() && len(j.errLines) < maxErrLines && !logline.Blank(c.Msg) {
-		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure})
+		j.errLines = append(j.errLines, recentLine{raw: c.Raw, source: source, msg: c.Msg, rule: c.Failure, at: now})
 	}
 	if c.Traceback {
 		j.frame, j.framePhase = nil, ""
@@ -1085,6 +1087,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 			}
 		}
 	}
+	// (A fatal line that nothing before it explains may only sum up
+	// what its process just printed.)
+	closing := root != nil && root.rule != nil && root.rule.Fatal && !j.explainedBefore(root)
 	r := &observe.Result{Verdict: v.Failed}
 	switch {
 	case root != nil:
@@ -1163,6 +1168,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Hint = "read the last lines of the log; vigil found no known error in them"
 	}
 	r.Evidence = j.evidence(root)
+	if closing {
+		r.Evidence = j.withUnexplained(root, r.Evidence)
+	}
 	if root != nil && root.phase != "" && j.prof.Index(root.phase) > j.phaseIx {
 		// The traceback shows a later step than any line announced.
 		r.Phase = root.phase
@@ -1309,6 +1317,45 @@ func (j *Judge) evidence(root *signal) []string {
 		}
 	}
 	return ev
+}
+
+// withUnexplained puts after a fatal line that closes the start ("exiting
+// due to model loading error") the error lines no rule knows that its
+// process printed just before it (a fork's "load_model: - cache:
+// --cache-cold-max-mib requires --cache-mode hybrid"): they say what the
+// closing line only sums up.
+func (j *Judge) withUnexplained(root *signal, ev []string) []string {
+	var before []string
+	for _, e := range j.errLines {
+		if e.raw == root.raw {
+			break
+		}
+		if e.rule == nil && e.source == root.source && !e.at.After(root.at) && root.at.Sub(e.at) <= 2*time.Second {
+			before = append(before, clip(e.raw, 500))
+		}
+	}
+	if len(before) == 0 || len(ev) == 0 {
+		return ev
+	}
+	before = before[max(0, len(before)-2):]
+	out := append([]string{ev[0]}, before...)
+	for _, e := range ev[1:] {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// explainedBefore reports whether a line with a cause or an exception came
+// before root.
+func (j *Judge) explainedBefore(root *signal) bool {
+	for _, s := range j.signals {
+		if s.seq < root.seq && (s.exception || s.rule != nil && s.rule.Cause != "") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxErrLines bounds Judge.errLines: the first error lines are the roots.

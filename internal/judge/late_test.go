@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,60 @@ func TestLateServer(t *testing.T) {
 			}
 			if tt.phase != "" && r.Phase != tt.phase {
 				t.Errorf("phase %s, want %s", r.Phase, tt.phase)
+			}
+		})
+	}
+}
+
+// TestClosingLineEvidence: a fatal line that only sums up ("exiting due to
+// model loading error") shows the error lines no rule knows that its
+// process printed just before it (a fork's option check, a user's log,
+// 2026); an error a rule knows stays the root.
+func TestClosingLineEvidence(t *testing.T) {
+	tests := []struct {
+		name     string
+		lines    []string
+		rule     string
+		evidence []string
+	}{
+		{
+			name: "an unknown error before the closing line",
+			lines: []string{
+				"0.00.264.562 I srv    load_model: loading model 'Qwen3.5-4B-Q4_K_M.gguf'",
+				"0.00.264.596 E srv    load_model:  - cache: --cache-cold-max-mib requires --cache-mode hybrid",
+				"0.00.265.589 E srv  llama_server: exiting due to model loading error",
+			},
+			rule:     "llamacpp.load_exit",
+			evidence: []string{"exiting due to model loading error", "requires --cache-mode hybrid"},
+		},
+		{
+			name: "a known error is the root",
+			lines: []string{
+				"0.00.003.890 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)",
+				"0.00.005.835 E srv  llama_server: exiting due to model loading error",
+			},
+			rule:     "llamacpp.gguf_open",
+			evidence: []string{"failed to open GGUF file", "exiting due to model loading error"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var steps []step
+			for i, l := range tt.lines {
+				steps = append(steps, ln(0.001*float64(i), l))
+			}
+			steps = append(steps, ex(1, observe.Exit{Code: 1}))
+			r := play(t, Config{Server: "llamacpp", StallAfter: time.Minute, Timeout: time.Hour}, steps, 10)
+			if r == nil || r.RuleID != tt.rule {
+				t.Fatalf("result %+v, want rule %s", r, tt.rule)
+			}
+			if len(r.Evidence) < len(tt.evidence) {
+				t.Fatalf("evidence %q, want %q first", r.Evidence, tt.evidence)
+			}
+			for i, e := range tt.evidence {
+				if !strings.Contains(r.Evidence[i], e) {
+					t.Errorf("evidence[%d] = %q, want it to hold %q (all %q)", i, r.Evidence[i], e, r.Evidence)
+				}
 			}
 		})
 	}
