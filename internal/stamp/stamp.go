@@ -118,18 +118,8 @@ func Text(line string) (string, Kind) {
 	}
 	switch c := line[0]; {
 	case c == '[':
-		if shape(line[1:], "9999-99-99 99:99:99") {
-			n := 20
-			if n < len(line) && line[n] == '.' {
-				d := countDigits(line[n+1:])
-				if d >= 1 && d <= 6 {
-					n += 1 + d
-				}
-			}
-			return line[1:n], SGLang
-		}
-		if shape(line[1:], "99/99/9999-99:99:99]") {
-			return line[1:20], TRT
+		if text, kind := bracketed(line); kind != 0 {
+			return text, kind
 		}
 	case c >= '0' && c <= '9':
 		if shape(line, pyLogging) {
@@ -155,6 +145,13 @@ func Text(line string) (string, Kind) {
 			}
 			line = line[k+2:]
 		}
+		// (SGLang's own stamp under Ray's actor tag: "(SGLangEngine
+		// pid=206831) [2026-02-26 12:02:18] ...".)
+		if strings.HasPrefix(line, "[") {
+			if text, kind := bracketed(line); kind != 0 {
+				return text, kind
+			}
+		}
 	}
 	if shape(line, pyLogging) {
 		return line[:23], SGLang
@@ -171,6 +168,25 @@ func Text(line string) (string, Kind) {
 			}
 			break
 		}
+	}
+	return "", 0
+}
+
+// bracketed is the stamp a line opens with in brackets: SGLang's
+// "[2026-05-24 00:52:39(.123)" or TensorRT-LLM's "[05/24/2026-00:52:39]".
+func bracketed(line string) (string, Kind) {
+	if shape(line[1:], "9999-99-99 99:99:99") {
+		n := 20
+		if n < len(line) && line[n] == '.' {
+			d := countDigits(line[n+1:])
+			if d >= 1 && d <= 6 {
+				n += 1 + d
+			}
+		}
+		return line[1:n], SGLang
+	}
+	if shape(line[1:], "99/99/9999-99:99:99]") {
+		return line[1:20], TRT
 	}
 	return "", 0
 }

@@ -19,6 +19,8 @@ func TestReader(t *testing.T) {
 		// Ray's driver re-prints its actor's line (vLLM 0.11, data parallel
 		// over two nodes).
 		{"vllm ray actor under the driver's tag", "(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO 01-10 06:14:41 [gpu_model_runner.py:2602] Starting to load model", time.Date(2026, 1, 10, 6, 14, 41, 0, loc)},
+		// SGLang's engine as a Ray actor (a user's notes, 2026-02).
+		{"sglang under ray's actor tag", "(SGLangEngine pid=206831) [2026-01-10 11:00:01] Scheduler hit an exception: Traceback (most recent call last):", time.Date(2026, 1, 10, 11, 0, 1, 0, loc)},
 		{"docker compose", "qwen3.5-9b  | (APIServer pid=1) INFO 01-10 06:14:41 [api_server.py:491] Supported tasks: ['generate']", time.Date(2026, 1, 10, 6, 14, 41, 0, loc)},
 		{"docker compose, timestamps", "vllm-1  | 2026-01-10T10:00:00.5Z (APIServer pid=1) x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"docker desktop", "2026-01-10 11:00:01.250 | 0.21.162.989 I srv  load_model: loading model", time.Date(2026, 1, 10, 11, 0, 1, 250_000_000, loc)},
