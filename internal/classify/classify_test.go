@@ -50,6 +50,9 @@ func TestParse(t *testing.T) {
 		{"kubectl timestamps", "2026-09-22T06:49:56.336833841Z [2026-09-22 06:49:56] server_args={'model_path': '/m'}", "server_args={'model_path': '/m'}", "", "", "sglang"},
 		{"kubectl timestamps on tgi", "2026-09-22T06:49:56.336833841Z 2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {", "Args {", "", "info", "iso"},
 		{"docker desktop", "2026-05-01 18:57:24.911 | (APIServer pid=1) INFO 05-01 18:57:24 [api_server.py:491] Supported tasks", "Supported tasks", "APIServer", "info", "vllm"},
+		// Docker Desktop's view without milliseconds (a user's SGLang log,
+		// 2025-02), above SGLang's own stamp in another zone.
+		{"docker desktop, seconds", "2025-02-04 21:21:40 [2025-02-04 05:21:40 TP0] Load weight begin. avail mem=22.76 GB", "Load weight begin. avail mem=22.76 GB", "TP0", "", "sglang"},
 		{"trtllm 1.x rank", "[11/30/2025-06:18:31] [TRT-LLM] [RANK 0] [I] Setting up for warmup...", "Setting up for warmup...", "RANK 0", "info", "trtllm"},
 		{"trtllm autodeploy", "[12/20/2025-03:40:47] [TRT-LLM AUTO-DEPLOY] [RANK 0] [I] Using fake cache manager with head_dim=0 and num pages: 61848", "Using fake cache manager with head_dim=0 and num pages: 61848", "RANK 0", "info", "trtllm"},
 		{"trtllm cpp", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 17210", "Number of blocks in KV cache primary pool: 17210", "", "info", ""},

@@ -30,6 +30,7 @@ var (
 	runtimeStampRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) `)
 	tgiLevelRe     = regexp.MustCompile(`^ ?(?:TRACE|DEBUG|INFO|WARN|ERROR) `)
 	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)
+	desktopSecRe   = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) `)
 	routerPortRe   = regexp.MustCompile(`^\[ *(\d{1,5})\] `)
 	journalRe      = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9][0-9] \d\d:\d\d:\d\d) [^ ]+ [^ ]+?: `)
 )
@@ -59,6 +60,9 @@ func Parse(line string) Parsed {
 			p.Stamp, p.StampKind = m[1], "iso"
 			msg = msg[len(m[0]):]
 		} else if m := desktopRe.FindStringSubmatch(msg); m != nil {
+			p.Stamp, p.StampKind = m[1], "sglang"
+			msg = msg[len(m[0]):]
+		} else if m := desktopSecRe.FindStringSubmatch(msg); m != nil && len(msg) > len(m[0]) {
 			p.Stamp, p.StampKind = m[1], "sglang"
 			msg = msg[len(m[0]):]
 		}

@@ -186,7 +186,8 @@ func MayHaveContainer(s string) bool {
 // puts before a server's line, and the stamp it carries: docker compose's
 // service ("qwen3.5-9b  | "), then kubectl's or docker's --timestamps
 // ("2026-09-22T06:49:56.336833841Z ", unless a level follows: that is
-// TGI's own header) or Docker Desktop's time ("2026-05-01 18:57:24.911 | ");
+// TGI's own header) or Docker Desktop's time ("2026-05-01 18:57:24.911 | ",
+// or "2025-02-04 21:21:40 ");
 // or journalctl's ("Aug 23 18:09:57 dgx vllm.sh[742182]: ").
 func CutContainer(s string) (n int, stamp, kind string) {
 	if k := journalPrefix(s); k > 0 {
@@ -204,6 +205,10 @@ func CutContainer(s string) (n int, stamp, kind string) {
 		}
 	} else if pattern(r, "9999-99-99 99:99:99.999 | ") {
 		return n + 26, r[:23], "sglang"
+	} else if pattern(r, "9999-99-99 99:99:99 ") && len(r) > 20 {
+		// Docker Desktop's log view without milliseconds (a user's log,
+		// 2025-02: "2025-02-04 21:21:40 [2025-02-04 05:21:40 TP0] ...").
+		return n + 20, r[:19], "sglang"
 	}
 	return n, "", ""
 }

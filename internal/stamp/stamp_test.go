@@ -24,6 +24,7 @@ func TestReader(t *testing.T) {
 		{"docker compose", "qwen3.5-9b  | (APIServer pid=1) INFO 01-10 06:14:41 [api_server.py:491] Supported tasks: ['generate']", time.Date(2026, 1, 10, 6, 14, 41, 0, loc)},
 		{"docker compose, timestamps", "vllm-1  | 2026-01-10T10:00:00.5Z (APIServer pid=1) x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"docker desktop", "2026-01-10 11:00:01.250 | 0.21.162.989 I srv  load_model: loading model", time.Date(2026, 1, 10, 11, 0, 1, 250_000_000, loc)},
+		{"docker desktop, seconds", "2026-01-10 11:00:01 [2026-01-09 19:00:01 TP0] Load weight begin. avail mem=22.76 GB", time.Date(2026, 1, 10, 11, 0, 1, 0, loc)},
 		{"journalctl", "Jan 10 11:00:01 dgx vllm.sh[742182]: (EngineCore pid=742182) INFO 01-10 11:00:01 [x.py:1] y", time.Date(2026, 1, 10, 11, 0, 1, 0, loc)},
 		{"journalctl, a day padded", "Jan  9 23:59:59 dgx vllm.sh[742182]: [6.0K blob data]", time.Date(2026, 1, 9, 23, 59, 59, 0, loc)},
 		{"journalctl, last year's december", "Dec 31 23:00:00 dgx llama-server[9]: main: loading model", time.Date(2025, 12, 31, 23, 0, 0, 0, loc)},
