@@ -285,6 +285,7 @@ func TestDetect(t *testing.T) {
 		"[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the profiled value instead.":                                         "sglang",
 		"[sglang]     | [2026-06-24 11:50:37] Load weight end. elapsed=4.58 s, type=Qwen3_5ForConditionalGeneration, quant=fp8, fmt=e4m3, avail mem=62.26 GB, mem usage=28.47 GB.": "sglang",
 		"vllm: error: unrecognized arguments: --omni":                                                                                                                              "vllm",
+		"RuntimeError: Executor worker returned error":                                                                                                                             "trtllm",
 	}
 	for line, want := range logs {
 		if got := DetectLog(line); got != want {

@@ -537,8 +537,9 @@ var trtllm = &Profile{
 	NoHTTPReady: []Matcher{re("gRPC server started on|OpenEngine server started on", `(TensorRT-LLM (SMG )?gRPC|OpenEngine) server started on \S+`)},
 	NoHTTPFlag:  "--grpc",
 	// (And a pasted tail's: py_executor_creator.py's report of the
-	// executor it could not create.)
-	Detect: []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm", "Executor creation failed", "The following component could not be created"},
+	// executor it could not create, executor/proxy.py's of a worker's
+	// error.)
+	Detect: []string{"[TRT-LLM]", "[TensorRT-LLM]", "trtllm", "tensorrt_llm", "Executor creation failed", "The following component could not be created", "Executor worker returned error"},
 }
 
 // llamacpp is llama-server. Rules name the source they come from; "b10587"
