@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"vigil/internal/classify"
 )
 
 func TestServices(t *testing.T) {
@@ -55,4 +57,34 @@ func TestOnlyService(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzOnlyService: whatever the log, the filter keeps its length and its
+// newlines where they were, passes the service's lines through unchanged
+// and leaves nothing but spaces of any other line.
+func FuzzOnlyService(f *testing.F) {
+	f.Add("a  | one\nb  | two\r\nLoading: 50%\rLoading: 100%\na  | three", "a")
+	f.Add("x | y\n\n a  | b\n", "x")
+	f.Fuzz(func(t *testing.T, log, name string) {
+		got, err := io.ReadAll(OnlyService(iotest.HalfReader(strings.NewReader(log)), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(log) {
+			t.Fatalf("%d bytes out of %d", len(got), len(log))
+		}
+		in, out := strings.SplitAfter(log, "\n"), strings.SplitAfter(string(got), "\n")
+		if len(in) != len(out) {
+			t.Fatalf("%d lines out of %d", len(out), len(in))
+		}
+		for i, l := range in {
+			svc, _ := classify.ComposeService(l)
+			switch {
+			case svc == name && out[i] != l:
+				t.Errorf("line %d of the service changed: %q -> %q", i, l, out[i])
+			case svc != name && strings.Trim(out[i], " \n") != "":
+				t.Errorf("line %d of another stream kept: %q -> %q", i, l, out[i])
+			}
+		}
+	})
 }
