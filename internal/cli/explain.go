@@ -56,8 +56,8 @@ went: died, hung, stopped, serving or ended).
 
 Exit status: 0 the last run of every log (of every service) is ready, 1 the
 last run of some log failed, 3 the last run of some log ended without a
-verdict (and none failed),
-2 usage error (a bad flag, an unreadable file, a binary file or stream).`,
+verdict (and none failed), 2 usage error (a bad flag, an unreadable file, a
+binary file or stream).`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
