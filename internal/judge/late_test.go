@@ -45,12 +45,7 @@ func TestLateServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var steps []step
-			for i, l := range tt.lines {
-				steps = append(steps, ln(0.01*float64(i), l))
-			}
-			steps = append(steps, ex(1, observe.Exit{Code: 1}))
-			r := play(t, Config{StallAfter: time.Minute, Timeout: time.Hour}, steps, 10)
+			r := linesThenExit(t, "", tt.lines)
 			if r == nil || r.Verdict != v.Failed || r.RuleID != tt.rule || r.Cause != tt.cause {
 				t.Fatalf("result %+v, want failed by %s (%s)", r, tt.rule, tt.cause)
 			}
@@ -94,12 +89,7 @@ func TestClosingLineEvidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var steps []step
-			for i, l := range tt.lines {
-				steps = append(steps, ln(0.001*float64(i), l))
-			}
-			steps = append(steps, ex(1, observe.Exit{Code: 1}))
-			r := play(t, Config{Server: "llamacpp", StallAfter: time.Minute, Timeout: time.Hour}, steps, 10)
+			r := linesThenExit(t, "llamacpp", tt.lines)
 			if r == nil || r.RuleID != tt.rule {
 				t.Fatalf("result %+v, want rule %s", r, tt.rule)
 			}
@@ -113,4 +103,16 @@ func TestClosingLineEvidence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// linesThenExit plays lines 10 ms apart, then the process's exit with
+// status 1, to a judge of server ("": detected), and returns its verdict.
+func linesThenExit(t *testing.T, server string, lines []string) *observe.Result {
+	t.Helper()
+	var steps []step
+	for i, l := range lines {
+		steps = append(steps, ln(0.01*float64(i), l))
+	}
+	steps = append(steps, ex(1, observe.Exit{Code: 1}))
+	return play(t, Config{Server: server, StallAfter: time.Minute, Timeout: time.Hour}, steps, 10)
 }
