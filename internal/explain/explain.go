@@ -177,6 +177,9 @@ type chunk struct {
 	base  int64
 	lines []logline.Span
 	meta  []meta
+	// now places the chunk's year-less stamps (stamp.YearNow of the
+	// log's first chunk).
+	now time.Time
 	// banners holds the texts meta.banner points at.
 	banners []string
 	// first is the first possible run start in the chunk, or -1.
@@ -225,7 +228,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	// for the stitcher; each worker owns inFlight/workers chunks, which
 	// the stitcher hands back to it when done with them.
 	order := make(chan *chunk, inFlight)
-	in := &input{r: r, sp: logline.NewCutter(), size: firstChunkSize, order: order}
+	in := &input{r: r, sp: logline.NewCutter(), size: firstChunkSize, order: order, loc: o.Loc, now: o.Now}
 	perWorker := max(1, inFlight/workers)
 	// The workers end once the input does; Read returns only after all
 	// of them.
@@ -290,6 +293,12 @@ type input struct {
 	ended bool
 	err   error // a read error, once ended
 	order chan<- *chunk
+	// loc and now place year-less stamps; yearNow is decided by the
+	// first chunk, before any is judged, so that every chunk's (and
+	// every worker's) stamps agree.
+	loc     *time.Location
+	now     time.Time
+	yearNow time.Time
 }
 
 // next reads the next chunk with lines into c, splits it into lines and
@@ -329,6 +338,16 @@ func (in *input) next(c *chunk) bool {
 			}
 		}
 		if len(c.lines) > 0 {
+			if in.yearNow.IsZero() {
+				in.yearNow = stamp.YearNow(func(yield func(string) bool) {
+					for _, l := range c.lines {
+						if !yield(l.Text) {
+							return
+						}
+					}
+				}, in.loc, in.now)
+			}
+			c.now = in.yearNow
 			c.done = make(chan struct{})
 			in.order <- c
 			in.closeOrder()
@@ -354,6 +373,7 @@ func (in *input) closeOrder() {
 // one. st and own are the worker's own.
 func (c *chunk) judge(o *Options, st *stamp.Reader, own *owned) {
 	defer close(c.done)
+	st.SetNow(c.now)
 	c.learn(st, own.memo)
 	c.first = -1
 	for i := range c.meta {
@@ -375,6 +395,7 @@ func (c *chunk) stitch(o *Options, sp *stamp.Reader, own *owned, open *runState,
 	if c.first >= 0 {
 		head = c.first
 	}
+	sp.SetNow(c.now)
 	open = c.walk(o, sp, own, 0, head, open, emit)
 	if c.first < 0 {
 		return open

@@ -947,3 +947,37 @@ func TestWorkerCounts(t *testing.T) {
 }
 
 const llamaQuickFailThenReady = "0.00.003.815 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)\n0.00.004.084 W srv  llama_server: -----------------\n0.00.004.090 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set\n0.00.004.090 W srv  llama_server: this can be a security risk (cross-origin attacks)\n0.00.004.090 W srv  llama_server: more info: https://github.com/ggml-org/llama.cpp/pull/25655\n0.00.004.091 W srv  llama_server: -----------------\n0.00.005.602 I srv    load_model: loading model '/models/missing.gguf'\n0.00.006.033 E gguf_init_from_file: failed to open GGUF file '/models/missing.gguf' (No such file or directory)\n0.00.006.251 E llama_model_load: error loading model: llama_model_loader: failed to load model from /models/missing.gguf\n0.00.006.278 E llama_model_load_from_file_impl: failed to load model\n0.00.006.323 E common_fit_params: encountered an error while trying to fit params to free device memory: failed to load model\n0.00.006.343 E gguf_init_from_file: failed to open GGUF file '/models/missing.gguf' (No such file or directory)\n0.00.006.372 E llama_model_load: error loading model: llama_model_loader: failed to load model from /models/missing.gguf\n0.00.006.373 E llama_model_load_from_file_impl: failed to load model\n0.00.006.377 E cmn  common_init_: failed to load model '/models/missing.gguf'\n0.00.006.381 E srv    load_model: failed to load model, '/models/missing.gguf'\n0.00.006.384 I srv    operator(): operator(): cleaning up before exit...\n0.00.007.570 E srv  llama_server: exiting due to model loading error\n0.00.015.748 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)\n0.00.016.005 W srv  llama_server: -----------------\n0.00.016.006 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set\n0.00.016.006 W srv  llama_server: this can be a security risk (cross-origin attacks)\n0.00.016.006 W srv  llama_server: more info: https://github.com/ggml-org/llama.cpp/pull/25655\n0.00.016.007 W srv  llama_server: -----------------\n0.00.017.883 I srv    load_model: loading model '/models/tiny.gguf'\n0.00.177.556 I cmn          init: llama threadpool init, n_threads = 2\n0.00.180.201 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 2048, kv_unified = 'true'\n0.00.183.730 I srv  llama_server: model loaded\n0.00.183.758 I srv  llama_server: listening on http://127.0.0.1:18779\n"
+
+// TestYearFromDatedLines: vLLM's stamps carry no year. A log from an
+// earlier year whose NCCL line is dated (vllm#20226's, read a year on)
+// was cut in two runs a year apart, the second lasting 8760h; the dated
+// line now places the year-less ones, in every chunk of the log alike.
+func TestYearFromDatedLines(t *testing.T) {
+	head := "[2025-08-11 10:40:36] server:2699411:2699411 [0] init.cc:1397 NCCL INFO cudaDriverVersion 12080\n" +
+		"INFO 08-11 10:40:36 [__init__.py:244] Automatically detected platform cuda.\n" +
+		"INFO 08-11 10:40:40 [api_server.py:1395] vLLM API server version 0.10.0\n"
+	var serving strings.Builder
+	for serving.Len() < 3*chunkSize {
+		serving.WriteString("INFO 08-11 10:45:35 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%\n")
+	}
+	tail := "(VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511] WorkerProc failed to start.\n" +
+		"(VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511] Traceback (most recent call last):\n"
+	tests := []struct{ name, log string }{
+		{"short", head + tail},
+		{"over several chunks", head + serving.String() + tail},
+	}
+	later := time.Date(2026, 12, 6, 12, 0, 0, 0, time.Local)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := readAll(t, strings.NewReader(tt.log), Options{Now: later})
+			if len(runs) != 1 {
+				t.Fatalf("%d runs, want 1", len(runs))
+			}
+			r := runs[0]
+			want := time.Date(2025, 8, 11, 10, 40, 36, 0, time.Local)
+			if !r.Start.Equal(want) || r.End.Sub(r.Start) != 5*time.Minute {
+				t.Errorf("run from %v to %v, want from %v for 5m0s", r.Start, r.End, want)
+			}
+		})
+	}
+}

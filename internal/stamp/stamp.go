@@ -6,6 +6,7 @@
 package stamp
 
 import (
+	"iter"
 	"strings"
 	"time"
 
@@ -32,6 +33,41 @@ func NewReader(loc *time.Location, now time.Time) *Reader {
 		loc = time.Local
 	}
 	return &Reader{loc: loc, now: now}
+}
+
+// SetNow moves the time that places year-less stamps (see YearNow).
+func (s *Reader) SetNow(now time.Time) {
+	if !now.Equal(s.now) {
+		s.now = now
+		s.text, s.kind = "", 0
+	}
+}
+
+// YearNow is the time year-less stamps are placed before for a log whose
+// first lines are lines: now, unless a dated stamp among them shows an
+// older log. vLLM prints "08-11 10:45:36" beside NCCL's, a wrapper's or
+// a runtime's dated lines; placed before now, a log from an earlier year
+// fell a year after its own dated lines. With a dated stamp, the year-less
+// ones take the year that puts them from a day before the first of them
+// to a year after it (lines come in time order), never after now.
+func YearNow(lines iter.Seq[string], loc *time.Location, now time.Time) time.Time {
+	for line := range lines {
+		text, kind := Text(line)
+		if kind != SGLang && kind != ISO && kind != TRT {
+			continue
+		}
+		t, ok := Parse(text, kind, loc, now)
+		if !ok {
+			continue
+		}
+		// Parse places a year-less stamp in the year up to a day after
+		// its now.
+		if at := time.Unix(0, t).Add(363 * 24 * time.Hour); at.Before(now) {
+			return at
+		}
+		return now
+	}
+	return now
 }
 
 // Of returns the line's time in Unix nanoseconds, or 0 when it carries no

@@ -1,6 +1,7 @@
 package stamp
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -68,5 +69,48 @@ func TestParseRefusesMalformedText(t *testing.T) {
 		if _, ok := Parse(tt.text, tt.kind, time.UTC, time.Now()); ok {
 			t.Errorf("Parse(%q, %c) accepted it", tt.text, tt.kind)
 		}
+	}
+}
+
+// TestYearNow: a log's dated stamps decide the year of its year-less ones
+// when the log is from an earlier year (vllm#20226's log, read a year on,
+// fell in two runs a year apart).
+func TestYearNow(t *testing.T) {
+	loc := time.FixedZone("X", 3600)
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, loc)
+	vllm := "(VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511] WorkerProc failed to start."
+	tests := []struct {
+		name  string
+		lines []string
+		want  time.Time
+		// yearLess is when the (one) year-less line falls with the result.
+		yearLess time.Time
+	}{
+		{"no dated line", []string{vllm}, now, time.Date(2026, 8, 11, 10, 45, 36, 0, loc)},
+		{"a dated line of an earlier year", []string{"[2025-08-11 10:45:36] server:2699411:2699411 [0] init.cc:416 NCCL WARN Cuda failure 'operation not supported'", vllm},
+			time.Date(2025, 8, 11, 10, 45, 36, 0, loc).Add(363 * 24 * time.Hour), time.Date(2025, 8, 11, 10, 45, 36, 0, loc)},
+		{"a runtime's dated prefix", []string{"vllm-1  | 2025-12-30T23:59:00Z (APIServer pid=1) x", "(APIServer pid=1) INFO 12-31 00:59:00 [x.py:1] y"},
+			now, time.Date(2025, 12, 31, 0, 59, 0, 0, loc)},
+		{"a dated line this year", []string{"[11/30/2026-10:00:00] [TRT-LLM] [I] x", vllm}, now, time.Date(2026, 8, 11, 10, 45, 36, 0, loc)},
+		{"a year-less line after a dated one", []string{"[10/14/2025-09:31:07] [TRT-LLM] [W] x", "INFO 02-01 10:00:00 [x.py:1] y"},
+			time.Date(2025, 10, 14, 9, 31, 7, 0, loc).Add(363 * 24 * time.Hour), time.Date(2026, 2, 1, 10, 0, 0, 0, loc)},
+		{"a year-less line just before a dated one", []string{"INFO 08-10 23:00:00 [x.py:1] y", "[08/11/2025-09:31:07] [TRT-LLM] [W] x"},
+			time.Date(2025, 8, 11, 9, 31, 7, 0, loc).Add(363 * 24 * time.Hour), time.Date(2025, 8, 10, 23, 0, 0, 0, loc)},
+		{"only year-less and unstamped lines", []string{"Traceback (most recent call last):", "INFO 12-24 03:04:05 [x.py:1] y"}, now, time.Date(2025, 12, 24, 3, 4, 5, 0, loc)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := YearNow(slices.Values(tt.lines), loc, now)
+			if !got.Equal(tt.want) {
+				t.Fatalf("YearNow = %v, want %v", got, tt.want)
+			}
+			i := slices.IndexFunc(tt.lines, func(l string) bool { _, k := Text(l); return k == VLLM })
+			r := NewReader(loc, now)
+			r.Of(tt.lines[i]) // cached as placed before now: SetNow must forget it
+			r.SetNow(got)
+			if at := time.Unix(0, r.Of(tt.lines[i])); !at.Equal(tt.yearLess) {
+				t.Errorf("the year-less line falls at %v, want %v", at.In(loc), tt.yearLess)
+			}
+		})
 	}
 }
