@@ -435,9 +435,15 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, own *owned, from, to int, st 
 		}
 		if st.idle() {
 			// A ready run only counts its lines; its last stamp is read
-			// when it ends or the chunk does.
+			// when it ends or the chunk does. (Its first, too, when it
+			// was ready before any: a log that begins mid-serving.)
 			st.last = c.lines[i].No
 			st.stale = true
+			if st.start == 0 {
+				if t := c.stamp(i, sp); t != 0 {
+					st.stampAt(t)
+				}
+			}
 			continue
 		}
 		st.feed(&c.lines[i], &c.meta[i], c.bannerOf(i), c.stamp(i, sp))

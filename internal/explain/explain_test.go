@@ -981,3 +981,49 @@ func TestYearFromDatedLines(t *testing.T) {
 		})
 	}
 }
+
+// TestLogBeginsMidServing: a log that begins while the server serves (a
+// rotated file, `kubectl logs --since`, a pasted crash) holds no startup.
+// Its run was "ready after 0.0s" and, when its first line carried no
+// stamp, started at its last stamp.
+func TestLogBeginsMidServing(t *testing.T) {
+	var serving strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&serving, "(APIServer pid=1) INFO:     10.0.0.%d:5123 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n", i)
+		fmt.Fprintf(&serving, "(APIServer pid=1) INFO 05-01 10:%02d:00 [loggers.py:123] Engine 000: Avg prompt throughput: 12.0 tokens/s, Avg generation throughput: 80.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.2%%, Prefix cache hit rate: 0.0%%\n", i)
+	}
+	crash := "(EngineCore_DP0 pid=200) ERROR 05-01 10:20:01 [core.py:710] EngineCore encountered a fatal error.\n" +
+		"(EngineCore_DP0 pid=200) ERROR 05-01 10:20:01 [core.py:710] Traceback (most recent call last):\n" +
+		"(EngineCore_DP0 pid=200) ERROR 05-01 10:20:01 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.05 GiB is free.\n"
+	tests := []struct {
+		name, log, server string
+		start, end        time.Time // zero: untimed
+		life              string
+	}{
+		{"vllm, serving", serving.String(), "vllm", time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local), time.Date(2026, 5, 1, 10, 19, 0, 0, time.Local), "serving"},
+		{"vllm, serving, then its engine dies", serving.String() + crash, "vllm", time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local), time.Date(2026, 5, 1, 10, 20, 1, 0, time.Local), "died"},
+		// (A user's paste from docker compose: the startup was cut off.)
+		{"llama.cpp, its listening line first", "deep-seek-1  | main: server is listening on http://0.0.0.0:8008 - starting the main loop\n" +
+			"deep-seek-1  | srv  update_slots: all slots are idle\n" +
+			"deep-seek-1  | request: GET / 192.168.50.107 200\n", "llamacpp", time.Time{}, time.Time{}, "serving"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := readAll(t, strings.NewReader(tt.log), Options{})
+			if len(runs) != 1 {
+				t.Fatalf("%d runs, want 1", len(runs))
+			}
+			r := runs[0]
+			want := tt.server + " was already serving where the log begins: its startup is not in the log"
+			if r.Server != tt.server || r.Verdict != v.Ready || r.Summary != want {
+				t.Errorf("%s %s %q, want %s ready %q", r.Server, r.Verdict, r.Summary, tt.server, want)
+			}
+			if r.Timed != !tt.start.IsZero() || !r.Start.Equal(tt.start) || !r.End.Equal(tt.end) {
+				t.Errorf("timed %v from %v to %v, want from %v to %v", r.Timed, r.Start, r.End, tt.start, tt.end)
+			}
+			if r.Life == nil || string(r.Life.How) != tt.life {
+				t.Errorf("after ready %+v, want %s", r.Life, tt.life)
+			}
+		})
+	}
+}

@@ -419,6 +419,11 @@ func (st *runState) finish() *Run {
 		}
 		switch {
 		case res.Verdict != v.Ready:
+		case onlyServing(st.spans) && (st.readyLine == st.first || r.Timed && !res.At.After(r.Start)):
+			// Ready at its first line, through no startup step: the log
+			// begins mid-serving (a rotated file, kubectl logs --since, a
+			// pasted crash), and how long the start took is not in it.
+			r.Summary = orServer(st.server) + " was already serving where the log begins: its startup is not in the log"
 		case !r.Timed:
 			r.Summary = orServer(st.server) + " is ready (its lines carry no timestamps, so no durations)"
 		case st.t0.UnixNano() == 0:
@@ -450,6 +455,18 @@ func (st *runState) lastLines() []string {
 // phases turns the phase spans into durations: each lasts until the next
 // starts, the last until end (a ready phase has none). No phase starts
 // before first, the run's first stamp (lines before it take it).
+// onlyServing: the run reached ready through no startup phase.
+func onlyServing(spans []observe.PhaseSpan) bool {
+	for _, s := range spans {
+		switch s.Phase {
+		case v.Launch, v.Serving, v.PhaseReady:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func phases(spans []observe.PhaseSpan, first, end time.Time, timed, ready bool) []Phase {
 	at := func(t time.Time) time.Time {
 		if timed && t.Before(first) {
