@@ -413,6 +413,25 @@ explain_case explain-restart-ready-fail failed/model_load "$L/ready-default.log"
 explain_case explain-restart-verbose-port failed/port_in_use "$L/model-missing.log" "$L/ready-verbose.log" "$L/port-in-use.log"
 explain_case explain-restart-verbose-twice ready "$L/ready-verbose.log" "$L/flag-unknown.log" "$L/ready-verbose.log"
 
+# A log cut where the server already serves (a rotated file, kubectl logs
+# --since): ready, and said to begin mid-serving rather than to have
+# started in no time.
+if want explain-cut-serving; then
+    if [ -f "$L/ready-verbose.log" ]; then
+        sed -n '/listening on http/,$p' "$L/ready-verbose.log" >"$WORK/out/explain-cut-serving.log"
+        "$VIGIL" explain --json "$WORK/out/explain-cut-serving.log" >"$WORK/out/explain-cut-serving.json" 2>/dev/null
+        got=$("$PY" -c '
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r = runs[-1] if runs else {}
+print((r.get("verdict") or "none") + ("/midway" if "already serving where the log begins" in r.get("summary", "") else "") + ("" if len(runs) == 1 else "/runs%d" % len(runs)))
+' "$WORK/out/explain-cut-serving.json")
+        check explain-cut-serving ready/midway "$got"
+    else
+        check explain-cut-serving ready/midway no-log
+    fi
+fi
+
 # --- recorded scenarios ----------------------------------------------------------
 
 if [ -n "${RECORD:-}" ]; then
