@@ -278,6 +278,57 @@ signal_case sigkill-loading failed/crash KILL
 
 run_case smoke-random-weights failed/bad_output --smoke -- -m "$M/tiny.gguf"
 
+# --- vigil supervise: the life after ready ---------------------------------------
+
+# life_case NAME EXPECTED SIG: SIG to a ready server under vigil supervise
+# (TERM to vigil itself for a stop asked for). EXPECTED is the life
+# event's how/cause and vigil's exit status.
+life_case() {
+    local name=$1 expected=$2 sig=$3
+    want "$name" || return 0
+    local port listen out=$WORK/out/$name.json
+    port=$(free_port)
+    listen=$(free_port)
+    (exec timeout 120 "$VIGIL" supervise --json --grace 2s --timeout 90s --hang-after 3s \
+        --listen "127.0.0.1:$listen" --log-file "$WORK/logs/$name.log" --url "http://127.0.0.1:$port" \
+        -- "$LLAMA" --port "$port" -m "$M/tiny.gguf" >"$out" 2>"$WORK/out/$name.err") &
+    local v=$! pid=""
+    if wait_for "$out" '"verdict":"ready"' 60; then
+        pid=$(pid_of "$out")
+        if [ "$sig" = TERM ]; then
+            # vigil itself, not the timeout wrapper (which would signal
+            # its whole process group as well).
+            kill -TERM "$(pgrep -P "$v")"
+        elif [ -n "$pid" ]; then
+            kill -"$sig" "$pid"
+        fi
+    fi
+    wait "$v"
+    local rc=$?
+    stop_pid "$pid"
+    local got
+    got=$("$PY" - "$out" <<'PYEOF'
+import json, sys
+got = "none"
+for line in open(sys.argv[1], errors="replace"):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if e.get("event") == "life":
+        got = e["how"] + ("/" + e["cause"] if e.get("cause") else "")
+print(got)
+PYEOF
+)
+    check "$name" "$expected" "$got/exit$rc"
+}
+
+life_case life-killed died/crash/exit4 KILL
+life_case life-segv died/crash/exit4 SEGV
+# Stopped, the server holds its port but answers nothing: vigil stops it.
+life_case life-stopped hung/health/exit5 STOP
+life_case life-term-asked stopped/exit0 TERM
+
 # --- smoke and bench against a running server ---------------------------------
 
 if want 'smoke-cmd|bench'; then
