@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"strings"
+
 	v "vigil/internal/verdict"
 )
 
@@ -43,6 +45,10 @@ type Profile struct {
 	LogLevelFlag string
 	// Detect are literals that identify the server in its log.
 	Detect []string
+	// ServingOnly are literals of lines only a started server prints: a
+	// log that begins with one begins mid-serving (a pasted crash, a
+	// rotated file), so its first line is readiness already passed.
+	ServingOnly []string
 }
 
 var sglang = &Profile{
@@ -411,6 +417,9 @@ var vllm = &Profile{
 		"(APIServer pid=", "(VllmWorker rank=", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http",
 		// argparse's own lines for the vllm command.
 		"usage: vllm ", "vllm: error: "},
+	// v1/engine/async_llm.py: the output handler reads the engine core's
+	// outputs, which only come once the engine core said it was ready.
+	ServingOnly: []string{"AsyncLLM output_handler failed"},
 }
 
 var trtllm = &Profile{
@@ -811,6 +820,17 @@ var Profiles = map[string]*Profile{
 
 // Lookup returns the profile for a server kind; "" or unknown names give
 // the generic profile.
+// ServingOnly reports whether line is one only a started server of
+// profile p prints (Profile.ServingOnly).
+func ServingOnly(p *Profile, line string) bool {
+	for _, lit := range p.ServingOnly {
+		if strings.Contains(line, lit) {
+			return true
+		}
+	}
+	return false
+}
+
 func Lookup(name string) *Profile {
 	if p, ok := Profiles[name]; ok {
 		return p

@@ -1002,6 +1002,16 @@ func TestLogBeginsMidServing(t *testing.T) {
 	}{
 		{"vllm, serving", serving.String(), "vllm", time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local), time.Date(2026, 5, 1, 10, 19, 0, 0, time.Local), "serving"},
 		{"vllm, serving, then its engine dies", serving.String() + crash, "vllm", time.Date(2026, 5, 1, 10, 0, 0, 0, time.Local), time.Date(2026, 5, 1, 10, 20, 1, 0, time.Local), "died"},
+		// (A user's paste of a crash while serving, vLLM 0.15: the API
+		// server's output handler reads only a started engine's outputs.)
+		{"vllm, a crash pasted without its start", "(APIServer pid=1) ERROR 02-08 12:05:52 [async_llm.py:693] AsyncLLM output_handler failed.\n" +
+			"(APIServer pid=1) ERROR 02-08 12:05:52 [async_llm.py:693] Traceback (most recent call last):\n" +
+			"(APIServer pid=1) ERROR 02-08 12:05:52 [async_llm.py:693] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.\n" +
+			"(EngineCore_DP0 pid=109) Traceback (most recent call last):\n" +
+			"(EngineCore_DP0 pid=109)   File \"/usr/lib/python3.12/multiprocessing/process.py\", line 314, in _bootstrap\n" +
+			"(APIServer pid=1) INFO:     10.254.14.203:45650 - \"POST /v1/completions HTTP/1.1\" 200 OK\n" +
+			"(EngineCore_DP0 pid=109) IndexError: index out of range in self\n",
+			"vllm", time.Date(2026, 2, 8, 12, 5, 52, 0, time.Local), time.Date(2026, 2, 8, 12, 5, 52, 0, time.Local), "died"},
 		// (A user's paste from docker compose: the startup was cut off.)
 		{"llama.cpp, its listening line first", "deep-seek-1  | main: server is listening on http://0.0.0.0:8008 - starting the main loop\n" +
 			"deep-seek-1  | srv  update_slots: all slots are idle\n" +

@@ -171,6 +171,11 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 		return
 	}
 	st.still = false
+	if l.No == st.first && st.j.BeginsServing(text, now) {
+		st.drain()
+		st.tick(now)
+		return
+	}
 	st.j.Line(logline.Line{Text: text, Offset: l.Off, CR: l.CR, Cut: l.Cut}, now)
 	st.drain()
 	st.answer(text, now)

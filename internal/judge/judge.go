@@ -184,6 +184,9 @@ type Judge struct {
 	readyLineText string
 	upLineText    string
 	upSaidAt      time.Time
+	// servingBefore is the line that showed the log begins mid-serving
+	// (ServingBefore).
+	servingBefore string
 	// lines counts the lines fed, upLines at the first up line; waiting
 	// is a ready verdict held for the answers after its line, holdReady
 	// set by the rule that asks for that (readiness.go).
@@ -801,6 +804,28 @@ func (j *Judge) Smoke(r observe.SmokeResult, now time.Time) {
 	j.emit(now, observe.Smoke{OK: r.OK, Reason: r.Reason, Answer: r.Answer, LatencyMS: r.Latency.Milliseconds(), Endpoint: r.Endpoint})
 }
 
+// BeginsServing is for the offline judge, given its log's first line
+// before Line: when it is one only a started server prints (a pasted
+// crash, a rotated file), readiness passed before the log began, and the
+// next Tick says so with the line as its evidence.
+func (j *Judge) BeginsServing(line string, now time.Time) bool {
+	if j.result != nil || j.lines > 0 {
+		return false
+	}
+	kind := j.server
+	if kind == "" {
+		kind = classify.DetectLog(line)
+	}
+	if !classify.ServingOnly(classify.Lookup(kind), line) {
+		return false
+	}
+	if kind != j.server {
+		j.setServer(kind, now)
+	}
+	j.servingBefore = clip(line, 300)
+	return true
+}
+
 // Tick decides, if the startup is over by now. It returns the verdict the
 // first time one is reached, else nil.
 func (j *Judge) Tick(now time.Time) *observe.Result {
@@ -854,6 +879,10 @@ const (
 const maxSignals = 256
 
 func (j *Judge) decide(now time.Time) *observe.Result {
+	if j.servingBefore != "" {
+		j.advance(v.PhaseReady, false, "", now)
+		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady, Summary: j.readySummary(now), Evidence: []string{j.servingBefore}}
+	}
 	switch j.smokeState {
 	case 2:
 		return nil // waiting for the smoke request, which has its own timeout

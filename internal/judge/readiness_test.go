@@ -153,3 +153,43 @@ func TestLiveReadinessIsTheDefault(t *testing.T) {
 		t.Fatalf("after a 200: got %+v, want ready", r)
 	}
 }
+
+// TestBeginsServing: offline, a log whose first line only a started server
+// prints (a crash pasted without its start) was ready before it began.
+func TestBeginsServing(t *testing.T) {
+	handler := "(APIServer pid=1) ERROR 02-08 12:05:52 [async_llm.py:693] AsyncLLM output_handler failed."
+	tests := []struct {
+		name, server string
+		before       []string // lines fed first
+		line         string
+		want         bool
+	}{
+		{name: "vllm's output handler, the server not yet named", line: handler, want: true},
+		{name: "vllm's output handler, vllm named", server: "vllm", line: handler, want: true},
+		{name: "a line fed before it", before: []string{"(APIServer pid=1) INFO 02-08 12:05:40 [api_server.py:1395] vLLM API server version 0.15.0"}, line: handler},
+		{name: "a startup's first line", line: "(APIServer pid=1) INFO 02-08 12:05:40 [api_server.py:1395] vLLM API server version 0.15.0"},
+		{name: "another server's", server: "sglang", line: handler},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(1_800_000_000, 0)
+			j := New(Config{Server: tt.server, Readiness: LogReadiness}, t0)
+			for _, l := range tt.before {
+				j.Line(logline.Line{Text: l}, t0)
+			}
+			if got := j.BeginsServing(tt.line, t0); got != tt.want {
+				t.Fatalf("BeginsServing = %v, want %v", got, tt.want)
+			}
+			r := j.Tick(t0)
+			if !tt.want {
+				if r != nil {
+					t.Errorf("got %s (%s), want no verdict", r.Verdict, r.Summary)
+				}
+				return
+			}
+			if r == nil || r.Verdict != v.Ready || r.Server != "vllm" || len(r.Evidence) != 1 || r.Evidence[0] != tt.line {
+				t.Fatalf("got %+v, want vllm ready with the line as evidence", r)
+			}
+		})
+	}
+}
