@@ -457,8 +457,9 @@ var trtllm = &Profile{
 		// cpp runtime TllmRuntime (the TensorRT engine path).
 		{ID: "trtllm.phase.loaded_engine", Matcher: re("Loaded engine size", `Loaded engine size: \d+`), Phase: v.Weights},
 		// _torch/pyexecutor (1.x): the model is built and loaded; the KV
-		// cache is sized next.
-		{ID: "trtllm.phase.model_init", Matcher: re("Model init total", `^Model init total -- `), Phase: v.KVCache},
+		// cache is sized next. A print() at the end of the load, without
+		// a stamp ("Model init total -- 49.14s").
+		{ID: "trtllm.phase.model_init", Matcher: re("Model init total", `^Model init total -- `), Phase: v.KVCache, Ends: true},
 		{ID: "trtllm.phase.kv_cache", Matcher: re("KV cache|kv cache|KV Cache", `(?i)kv cache|paged kv cache|blocks in KV cache`), Phase: v.KVCache},
 		// _torch/autotuner.py and model_engine.py (1.x): "Running autotuner
 		// warmup...", "[Autotuner] Autotuning process starts ..." (not the

@@ -57,6 +57,10 @@ type PhaseRule struct {
 	// Back lets this marker move the phase backwards (llama.cpp loads the
 	// multimodal projector after warming up the text model).
 	Back bool
+	// Ends: the line is printed as the step before it ends (it reports
+	// that step's total). Offline, a copy without a stamp is dated by the
+	// next stamp: the time since the last one was the step it ends.
+	Ends bool
 }
 
 // FailureRule recognises a line that explains, or announces, a failure.

@@ -603,7 +603,12 @@ func TestTRTLLMStart(t *testing.T) {
 	}
 	want := []string{"launch", "init", "distributed", "weights", "kv_cache", "compile", "cuda_graph", "kv_cache", "compile", "cuda_graph", "serving", "ready"}
 	if r.Verdict != v.Ready || !slices.Equal(got, want) {
-		t.Errorf("%q with phases %v; want ready through %v", r.Verdict, got, want)
+		t.Fatalf("%q with phases %v; want ready through %v", r.Verdict, got, want)
+	}
+	// "Model init total -- 49.14s", unstamped, ends the weights' load
+	// (04:20:21 to the next stamp, 04:21:09): it was billed to kv_cache.
+	if w, kv := r.Phases[3].Seconds, r.Phases[4].Seconds; w != 48 || kv != 1 {
+		t.Errorf("weights %vs, kv_cache %vs; want 48s and 1s", w, kv)
 	}
 }
 

@@ -77,6 +77,9 @@ type runState struct {
 	// nothing was fed to the judge since (tick).
 	tickedAt time.Time
 	still    bool
+	// endsSpan is the span an unstamped line that ends a step began,
+	// until the next stamp dates it (0: none; the first span is launch).
+	endsSpan int
 }
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
@@ -136,6 +139,9 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 	st.last = l.No
 	if t != 0 {
 		st.stampAt(t)
+		if st.endsSpan > 0 {
+			st.dateEnded(t)
+		}
 	}
 	if m.flags&fDied != 0 && !st.died {
 		st.died, st.diedLine = true, st.text.clone(l.Text)
@@ -176,8 +182,14 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 		st.tick(now)
 		return
 	}
+	spans := len(st.spans)
 	st.j.Line(logline.Line{Text: text, Offset: l.Off, CR: l.CR, Cut: l.Cut}, now)
 	st.drain()
+	if t == 0 && len(st.spans) > spans {
+		if r := st.memo.Classify(st.prof, text).PhaseRule; r != nil && r.Ends {
+			st.endsSpan = len(st.spans) - 1
+		}
+	}
 	st.answer(text, now)
 	if st.tick(now) {
 		return
@@ -198,6 +210,19 @@ func (st *runState) tick(now time.Time) bool {
 	}
 	st.tickedAt, st.still = now, true
 	return st.took(st.j.Tick(now))
+}
+
+// dateEnded dates the phase that an unstamped line ending the step
+// before it began (classify.PhaseRule.Ends) by t, the next stamp, and the
+// phases after it no earlier.
+func (st *runState) dateEnded(t int64) {
+	at := time.Unix(0, t)
+	for i := st.endsSpan; i < len(st.spans); i++ {
+		if st.spans[i].Start.Before(at) {
+			st.spans[i].Start = at
+		}
+	}
+	st.endsSpan = 0
 }
 
 // took takes the judge's verdict r, if any.
