@@ -44,6 +44,14 @@ func TestParse(t *testing.T) {
 		// journalctl -u UNIT (a user's vLLM under systemd, 2026).
 		{"journalctl", "Aug 23 18:09:58 dgx qwen3.8-27b-vllm-896k.sh[742182]: (EngineCore pid=742182) INFO 08-23 18:09:58 [gpu_model_runner.py:6867] Rank 0: Torch profiler disabled for CUDA graph capture", "Rank 0: Torch profiler disabled for CUDA graph capture", "EngineCore", "info", "vllm"},
 		{"journalctl, bare", "Aug 23 18:10:24 dgx qwen3.8-27b-vllm-896k.sh[742182]: [6.0K blob data]", "[6.0K blob data]", "", "", "syslog"},
+		// journalctl's other short formats (systemd's logs-show.c):
+		// -o short-precise, short-iso (older systemd: "+0200"),
+		// short-iso-precise.
+		{"journalctl -o short-precise", "Aug 23 18:09:58.123456 dgx vllm[742182]: (APIServer pid=742182) INFO 08-23 18:09:58 [api_server.py:1395] vLLM API server version 0.11.0", "vLLM API server version 0.11.0", "APIServer", "info", "vllm"},
+		{"journalctl -o short-iso", "2026-08-23T18:09:58+02:00 dgx vllm[742182]: (APIServer pid=742182) INFO 08-23 18:09:58 [api_server.py:1395] vLLM API server version 0.11.0", "vLLM API server version 0.11.0", "APIServer", "info", "vllm"},
+		{"journalctl -o short-iso, bare", "2026-08-23T18:09:58+0200 dgx llama-server[9]: main: loading model", "main: loading model", "", "", "iso"},
+		{"journalctl -o short-iso-precise", "2026-08-23T18:09:58.123456-05:00 dgx llama-server[9]: main: loading model", "main: loading model", "", "", "iso"},
+		{"an iso time that is no journal's", "2026-08-23T18:09:58+02:00 is when it began", "2026-08-23T18:09:58+02:00 is when it began", "", "", ""},
 		// docker compose up/logs, kubectl logs --timestamps, Docker Desktop
 		// (users' logs, 2026).
 		{"compose service", "qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']", "Supported tasks: ['generate']", "APIServer", "info", "vllm"},

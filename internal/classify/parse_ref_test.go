@@ -32,7 +32,7 @@ var (
 	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)
 	desktopSecRe   = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) `)
 	routerPortRe   = regexp.MustCompile(`^\[ *(\d{1,5})\] `)
-	journalRe      = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9][0-9] \d\d:\d\d:\d\d) [^ ]+ [^ ]+?: `)
+	journalRe      = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9][0-9] \d\d:\d\d:\d\d(?:\.\d{6})?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?[+-]\d\d:?\d\d) [^ ]+ [^ ]+?: `)
 )
 
 // Parse takes a line of server output apart. It recognises the prefixes of
@@ -51,6 +51,9 @@ func Parse(line string) Parsed {
 	}
 	if m := journalRe.FindStringSubmatch(msg); m != nil {
 		p.Stamp, p.StampKind = m[1], "syslog"
+		if m[1][0] >= '0' && m[1][0] <= '9' {
+			p.StampKind = "iso"
+		}
 		msg = msg[len(m[0]):]
 	} else {
 		if m := composeRe.FindString(msg); m != "" {

@@ -190,8 +190,8 @@ func MayHaveContainer(s string) bool {
 // or "2025-02-04 21:21:40 ");
 // or journalctl's ("Aug 23 18:09:57 dgx vllm.sh[742182]: ").
 func CutContainer(s string) (n int, stamp, kind string) {
-	if k := journalPrefix(s); k > 0 {
-		return k, s[:15], "syslog"
+	if k, t, kind := journalPrefix(s); k > 0 {
+		return k, s[:t], kind
 	}
 	_, n = ComposeService(s)
 	r := s[n:]
@@ -251,24 +251,50 @@ func cutRouterPort(s string) (port string, n int) {
 	return s[i : i+d], i + d + 2
 }
 
-// journalPrefix is the length of journalctl's short prefix: the time
-// ("Aug 23 18:09:57", the day padded with a space), the host, the
-// identifier (with its "[pid]") and ": "; 0 for none.
-func journalPrefix(s string) int {
-	if len(s) < 20 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'a' || s[1] > 'z' || s[2] < 'a' || s[2] > 'z' || s[3] != ' ' ||
-		(s[4] != ' ' && !isDigit(s[4])) || !pattern(s[5:], "9 99:99:99 ") {
-		return 0
+// journalPrefix is the length of journalctl's prefix, its time's length
+// and that time's stamp kind; 0 for none. The prefix is the time, the
+// host, the identifier (with its "[pid]") and ": "; the time is one of
+// systemd's logs-show.c: short's "Aug 23 18:09:57" (the day padded with
+// a space), short-precise's "Aug 23 18:09:57.123456", short-iso's
+// "2026-08-23T18:09:57+02:00" (older: "+0200") and short-iso-precise's
+// "2026-08-23T18:09:57.123456+02:00".
+func journalPrefix(s string) (n, t int, kind string) {
+	switch {
+	case len(s) >= 20 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z' && s[2] >= 'a' && s[2] <= 'z' && s[3] == ' ' &&
+		(s[4] == ' ' || isDigit(s[4])) && pattern(s[5:], "9 99:99:99"):
+		t, kind = 15, "syslog"
+	case pattern(s, "9999-99-99T99:99:99"):
+		t, kind = 19, "iso"
+	default:
+		return 0, 0, ""
 	}
-	host := strings.IndexByte(s[16:], ' ')
+	if t < len(s) && s[t] == '.' && digits(s[t+1:]) == 6 {
+		t += 7
+	}
+	if kind == "iso" {
+		// (Only with its zone: "Z" ends docker's and kubectl's stamps.)
+		switch {
+		case t < len(s) && (s[t] == '+' || s[t] == '-') && pattern(s[t+1:], "99:99"):
+			t += 6
+		case t < len(s) && (s[t] == '+' || s[t] == '-') && pattern(s[t+1:], "9999"):
+			t += 5
+		default:
+			return 0, 0, ""
+		}
+	}
+	if t+1 >= len(s) || s[t] != ' ' {
+		return 0, 0, ""
+	}
+	host := strings.IndexByte(s[t+1:], ' ')
 	if host <= 0 {
-		return 0
+		return 0, 0, ""
 	}
-	rest := s[16+host+1:]
+	rest := s[t+1+host+1:]
 	end := strings.Index(rest, ": ")
 	if end <= 0 || strings.IndexByte(rest[:end], ' ') >= 0 {
-		return 0
+		return 0, 0, ""
 	}
-	return 16 + host + 1 + end + 2
+	return t + 1 + host + 1 + end + 2, t, kind
 }
 
 // serviceName reports whether s is a compose service's name: a letter or

@@ -169,6 +169,10 @@ func Text(line string) (string, Kind) {
 			if n < len(line) && line[n] == 'Z' {
 				return line[:n+1], ISO
 			}
+			// journalctl -o short-iso(-precise): the time with its zone.
+			if _, text, kind := classify.CutContainer(line); kind == "iso" {
+				return text, ISO
+			}
 		}
 	case c == '(':
 		// "(EngineCore_DP0 pid=7502) INFO ...", and Ray's driver's tag
@@ -246,8 +250,18 @@ func Parse(text string, kind Kind, loc *time.Location, now time.Time) (int64, bo
 	case ISO:
 		y, mo, d = num(text[0:4]), num(text[5:7]), num(text[8:10])
 		h, mi, sec = num(text[11:13]), num(text[14:16]), num(text[17:19])
-		ns = frac(text[19 : len(text)-1])
+		k := 19 + fracLen(text[19:])
+		ns = frac(text[19:k])
+		zone := text[k:]
 		loc = time.UTC
+		if zone != "Z" {
+			// journalctl -o short-iso: "+02:00", or "+0200" before v248.
+			off := (num(zone[1:3])*60 + num(zone[len(zone)-2:])) * 60
+			if zone[0] == '-' {
+				off = -off
+			}
+			loc = time.FixedZone("", off)
+		}
 	case VLLM:
 		mo, d = num(text[0:2]), num(text[3:5])
 		h, mi, sec = num(text[6:8]), num(text[9:11]), num(text[12:14])
@@ -256,6 +270,7 @@ func Parse(text string, kind Kind, loc *time.Location, now time.Time) (int64, bo
 		mo = syslogMonth(text[0:3])
 		d = num(strings.TrimLeft(text[4:6], " "))
 		h, mi, sec = num(text[7:9]), num(text[10:12]), num(text[13:15])
+		ns = frac(text[15:])
 		y = now.Year()
 	default:
 		return 0, false
@@ -279,12 +294,16 @@ func wellFormed(text string, kind Kind) bool {
 	case TRT:
 		return len(text) == 19 && shape(text, "99/99/9999-99:99:99")
 	case ISO:
-		return shape(text, "9999-99-99T99:99:99") && text[len(text)-1] == 'Z' &&
-			(len(text) == 20 || text[19] == '.' && countDigits(text[20:]) == len(text)-21)
+		if !shape(text, "9999-99-99T99:99:99") {
+			return false
+		}
+		zone := text[19+fracLen(text[19:]):]
+		return zone == "Z" || len(zone) == 6 && (zone[0] == '+' || zone[0] == '-') && shape(zone[1:], "99:99") ||
+			len(zone) == 5 && (zone[0] == '+' || zone[0] == '-') && shape(zone[1:], "9999")
 	case VLLM:
 		return len(text) == 14 && shape(text, "99-99 99:99:99")
 	case Syslog:
-		return len(text) == 15 && syslogMonth(text[0:3]) > 0 &&
+		return (len(text) == 15 || len(text) == 22 && text[15] == '.' && countDigits(text[16:]) == 6) && syslogMonth(text[0:3]) > 0 &&
 			text[3] == ' ' && (text[4] == ' ' || text[4] >= '0' && text[4] <= '9') && shape(text[5:], "9 99:99:99")
 	}
 	return false
@@ -342,6 +361,15 @@ func num(s string) int {
 }
 
 // frac reads ".123" as nanoseconds; anything else is 0.
+// fracLen is the length of the fraction of a second s opens with ("." and
+// its digits), 0 for none.
+func fracLen(s string) int {
+	if len(s) < 2 || s[0] != '.' {
+		return 0
+	}
+	return 1 + countDigits(s[1:])
+}
+
 func frac(s string) int {
 	if len(s) < 2 || s[0] != '.' && s[0] != ',' {
 		return 0
