@@ -55,6 +55,9 @@ func TestParse(t *testing.T) {
 		// docker compose up/logs, kubectl logs --timestamps, Docker Desktop
 		// (users' logs, 2026).
 		{"compose service", "qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']", "Supported tasks: ['generate']", "APIServer", "info", "vllm"},
+		{"kubectl --prefix", "[pod/vllm-7d9f8c6b5-x2k4q/vllm] (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']", "Supported tasks: ['generate']", "APIServer", "info", "vllm"},
+		{"kubectl --prefix --timestamps", "[pod/sglang-0/server] 2026-09-22T06:49:56.336833841Z [2026-09-22 06:49:56] server_args={'model_path': '/m'}", "server_args={'model_path': '/m'}", "", "", "sglang"},
+		{"a bracket that is no pod", "[pod/a b/c] x", "[pod/a b/c] x", "", "", ""},
 		{"kubectl timestamps", "2026-09-22T06:49:56.336833841Z [2026-09-22 06:49:56] server_args={'model_path': '/m'}", "server_args={'model_path': '/m'}", "", "", "sglang"},
 		{"kubectl timestamps on tgi", "2026-09-22T06:49:56.336833841Z 2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {", "Args {", "", "info", "iso"},
 		{"docker desktop", "2026-05-01 18:57:24.911 | (APIServer pid=1) INFO 05-01 18:57:24 [api_server.py:491] Supported tasks", "Supported tasks", "APIServer", "info", "vllm"},

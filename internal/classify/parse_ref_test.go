@@ -26,7 +26,7 @@ var (
 	// What a container runtime puts before a line: docker compose's
 	// service, kubectl's and docker's --timestamps (unless it is TGI's
 	// own header: a level follows), Docker Desktop's time.
-	composeRe      = regexp.MustCompile(`^[A-Za-z0-9][\w.-]* +\| `)
+	composeRe      = regexp.MustCompile(`^(?:[A-Za-z0-9][\w.-]* +\| |\[pod/[A-Za-z0-9][\w.-]*/(?:[A-Za-z0-9][\w.-]*)?\] )`)
 	runtimeStampRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) `)
 	tgiLevelRe     = regexp.MustCompile(`^ ?(?:TRACE|DEBUG|INFO|WARN|ERROR) `)
 	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)

@@ -163,6 +163,8 @@ func isLetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
 // or a first word and spaces before "|" (docker compose).
 func MayHaveContainer(s string) bool {
 	switch {
+	case strings.HasPrefix(s, "[pod/"):
+		return true
 	case len(s) < 4 || !isDigit(s[0]) && !isLetter(s[0]):
 		return false
 	case isDigit(s[0]) && len(s) > 20 && s[4] == '-':
@@ -214,8 +216,14 @@ func CutContainer(s string) (n int, stamp, kind string) {
 }
 
 // ComposeService is the docker compose service a line is from
-// ("qwen3.5-9b  | ...") and the length of that prefix, or "" and 0.
+// ("qwen3.5-9b  | ...") and the length of that prefix, or "" and 0. The pod
+// and container that kubectl logs --prefix puts before a line, in
+// brackets ("[pod/vllm-7d9f8/vllm] ..."), name its stream the same way
+// ("pod/vllm-7d9f8/vllm").
 func ComposeService(s string) (name string, n int) {
+	if strings.HasPrefix(s, "[pod/") {
+		return kubectlPrefix(s)
+	}
 	// (The name is what comes before the first space; most lines have
 	// none that "| " follows, and are passed over without reading it.)
 	i := strings.IndexByte(s, ' ')
@@ -295,6 +303,20 @@ func journalPrefix(s string) (n, t int, kind string) {
 		return 0, 0, ""
 	}
 	return t + 1 + host + 1 + end + 2, t, kind
+}
+
+// kubectlPrefix reads kubectl logs --prefix's "[pod/POD/CONTAINER] "
+// (kubectl's logs.go): the stream's name and the prefix's length.
+func kubectlPrefix(s string) (name string, n int) {
+	end := strings.Index(s, "] ")
+	if end < 0 {
+		return "", 0
+	}
+	pod, container, ok := strings.Cut(s[len("[pod/"):end], "/")
+	if !ok || !serviceName(pod) || container != "" && !serviceName(container) {
+		return "", 0
+	}
+	return s[1:end], end + 2
 }
 
 // serviceName reports whether s is a compose service's name: a letter or

@@ -44,7 +44,9 @@ The files are streamed: memory stays flat however large they are.
 A file of "docker compose logs", whose lines carry two or more services'
 names ("qwen3.5-9b  | ..."), is judged once per service: each run is named
 by its service, and lines without a service's name are left out (whose they
-are cannot be told). A stream is read once and judged as one.
+are cannot be told). So is "kubectl logs --prefix" of two or more pods or
+containers ("[pod/vllm-7d9f8/vllm] ...", service pod/vllm-7d9f8/vllm). A
+stream is read once and judged as one.
 
 --json prints one JSON object per run and line: file, run, service (with
 compose services), server (null when unknown), start, end, lines,

@@ -214,9 +214,10 @@ func TestExplainJSON(t *testing.T) {
 }
 
 // composeLog renders each scenario as one compose service's output
-// ("name  | line"), interleaves the services line by line as `docker
-// compose logs` does, and returns the log's path and text.
-func composeLog(t *testing.T, services [][2]string) (string, []byte) {
+// ("name  | line", or what prefix puts before it), interleaves the
+// services line by line as `docker compose logs` does, and returns the
+// log's path and text.
+func composeLog(t *testing.T, prefix func(name string) string, services [][2]string) (string, []byte) {
 	t.Helper()
 	var streams [][]string
 	for _, s := range services {
@@ -231,7 +232,7 @@ func composeLog(t *testing.T, services [][2]string) (string, []byte) {
 		var lines []string
 		for _, l := range strings.SplitAfter(buf.String(), "\n") {
 			if l != "" {
-				lines = append(lines, fmt.Sprintf("%-12s| %s", s[0], l))
+				lines = append(lines, prefix(s[0])+l)
 			}
 		}
 		streams = append(streams, lines)
@@ -260,7 +261,8 @@ func composeLog(t *testing.T, services [][2]string) (string, []byte) {
 // is judged once per service (one's failure is not the other's death);
 // given as a stream, it cannot be read twice, and vigil says so.
 func TestExplainComposeServices(t *testing.T) {
-	path, text := composeLog(t, [][2]string{{"llama", "vllm-gpu-oom-no-cache-blocks-32b"}, {"mistral", "tgi-ready-mistral-7b"}})
+	path, text := composeLog(t, func(name string) string { return fmt.Sprintf("%-12s| ", name) },
+		[][2]string{{"llama", "vllm-gpu-oom-no-cache-blocks-32b"}, {"mistral", "tgi-ready-mistral-7b"}})
 	code, out, errOut := runExplain(t, "", "--json", path)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a service's last run failed); stderr %s", code, errOut)
@@ -293,5 +295,22 @@ func TestExplainComposeServices(t *testing.T) {
 	_, _, errOut = runExplain(t, string(text))
 	if !strings.Contains(errOut, "standard input interleaves the lines of compose services llama, mistral") {
 		t.Errorf("stdin: stderr %q, want the note that the services are judged as one", errOut)
+	}
+}
+
+// TestExplainKubectlPods: kubectl logs -l app=... --prefix interleaves
+// the pods' lines after "[pod/POD/CONTAINER] ": each pod is judged on its
+// own, as a compose service is.
+func TestExplainKubectlPods(t *testing.T) {
+	path, _ := composeLog(t, func(name string) string { return "[pod/" + name + "/server] " },
+		[][2]string{{"vllm-7d9f8-a", "vllm-gpu-oom-no-cache-blocks-32b"}, {"vllm-7d9f8-b", "vllm-ready-benign-triton-kernels-import-error"}})
+	code, out, errOut := runExplain(t, "", path)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a pod's last run failed); stderr %s", code, errOut)
+	}
+	for _, want := range []string{"run 1  service pod/vllm-7d9f8-a/server  vllm", "failed: gpu_oom", "run 1  service pod/vllm-7d9f8-b/server  vllm", "verdict   ready"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"strings"
 	"unsafe"
 
 	"vigil/internal/classify"
@@ -33,7 +34,7 @@ func Services(head []byte) []string {
 			continue
 		}
 		if count[name] == 0 {
-			names = append(names, string(line[:len(name)]))
+			names = append(names, strings.Clone(name))
 		}
 		count[name]++
 	}

@@ -22,6 +22,10 @@ func TestServices(t *testing.T) {
 		{"one service", "a  | x\na  | y\n", nil},
 		{"no compose prefix", "INFO 05-01 10:00:00 x | y\n[2026-05-01 10:00:00] a | b\n", nil},
 		{"empty", "", nil},
+		// kubectl logs -l app=vllm --prefix of two replicas.
+		{"two pods", "[pod/vllm-1/vllm] x\n[pod/vllm-2/vllm] y\n[pod/vllm-1/vllm] z\n[pod/vllm-2/vllm] w\n", []string{"pod/vllm-1/vllm", "pod/vllm-2/vllm"}},
+		{"two containers of a pod", "[pod/p/a] x\n[pod/p/b] y\n[pod/p/a] z\n[pod/p/b] w\n", []string{"pod/p/a", "pod/p/b"}},
+		{"one pod", "[pod/vllm-1/vllm] x\n[pod/vllm-1/vllm] y\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

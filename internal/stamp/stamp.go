@@ -157,6 +157,10 @@ func Text(line string) (string, Kind) {
 		if text, kind := bracketed(line); kind != 0 {
 			return text, kind
 		}
+		// kubectl logs --prefix's "[pod/POD/CONTAINER] ".
+		if _, n := classify.ComposeService(line); n > 0 {
+			return Text(line[n:])
+		}
 	case c >= '0' && c <= '9':
 		if shape(line, pyLogging) {
 			return line[:23], SGLang

@@ -34,6 +34,8 @@ func TestReader(t *testing.T) {
 		{"journalctl -o short-iso, older systemd", "2026-01-10T11:00:01-0130 dgx llama-server[9]: main: loading model", time.Date(2026, 1, 10, 12, 30, 1, 0, time.UTC)},
 		{"journalctl -o short-iso-precise", "2026-01-10T11:00:01.500000+00:00 dgx vllm[9]: (EngineCore pid=9) INFO 01-10 11:00:01 [x.py:1] y", time.Date(2026, 1, 10, 11, 0, 1, 500_000_000, time.UTC)},
 		{"an iso time with a zone that is no journal's", "2026-01-10T11:00:01+02:00 is when it began", time.Time{}},
+		{"kubectl logs --prefix", "[pod/vllm-7d9f8c6b5-x2k4q/vllm] (APIServer pid=1) INFO 01-10 06:14:41 [api_server.py:491] Supported tasks: ['generate']", time.Date(2026, 1, 10, 6, 14, 41, 0, loc)},
+		{"kubectl logs --prefix --timestamps", "[pod/vllm-0/vllm] 2026-01-10T10:00:00.5Z (APIServer pid=1) x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"journalctl in German", "Okt 05 16:43:01 tuxai systemd[1]: llama-server.service: Failed with result 'oom-kill'.", time.Date(2025, 10, 5, 16, 43, 1, 0, loc)},
 		{"python logging in a vllm worker", "(Worker_TP0 pid=57) 2026-01-10 07:20:41,666 - INFO - autotuner.py:641 - flashinfer.jit: [Autotuner]: Autotuning process ends", time.Date(2026, 1, 10, 7, 20, 41, 666_000_000, loc)},
 		{"python logging", "2026-01-10 04:21:17,836 - INFO - flashinfer.jit: Loading JIT ops: norm", time.Date(2026, 1, 10, 4, 21, 17, 836_000_000, loc)},
