@@ -51,7 +51,12 @@ func TestParse(t *testing.T) {
 		{"journalctl -o short-iso", "2026-08-23T18:09:58+02:00 dgx vllm[742182]: (APIServer pid=742182) INFO 08-23 18:09:58 [api_server.py:1395] vLLM API server version 0.11.0", "vLLM API server version 0.11.0", "APIServer", "info", "vllm"},
 		{"journalctl -o short-iso, bare", "2026-08-23T18:09:58+0200 dgx llama-server[9]: main: loading model", "main: loading model", "", "", "iso"},
 		{"journalctl -o short-iso-precise", "2026-08-23T18:09:58.123456-05:00 dgx llama-server[9]: main: loading model", "main: loading model", "", "", "iso"},
-		{"an iso time that is no journal's", "2026-08-23T18:09:58+02:00 is when it began", "2026-08-23T18:09:58+02:00 is when it began", "", "", ""},
+		// podman logs -t and CRI-O's node logs: the runtime's local time
+		// with its zone; a node's container log (CRI) names the stream.
+		{"a runtime's time with its zone", "2026-08-23T18:09:58.123456789+02:00 main: loading model", "main: loading model", "", "", "iso"},
+		{"a node's container log", "2026-08-23T16:09:58.123456789Z stderr F (APIServer pid=1) INFO 08-23 16:09:58 [api_server.py:1395] vLLM API server version 0.11.0", "vLLM API server version 0.11.0", "APIServer", "info", "vllm"},
+		{"a node's container log, part of a line", "2026-08-23T18:09:58.123456789+02:00 stdout P [2026-08-23 18:09:58] server_args=ServerArgs(model_path='/m'", "server_args=ServerArgs(model_path='/m'", "", "", "sglang"},
+		{"a node's container log, tgi", "2026-08-23T16:09:58.1Z stdout F 2026-08-23T16:09:58.123456Z  INFO text_generation_launcher: Args {", "Args {", "", "info", "iso"},
 		// docker compose up/logs, kubectl logs --timestamps, Docker Desktop
 		// (users' logs, 2026).
 		{"compose service", "qwen3.5-9b  | (APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']", "Supported tasks: ['generate']", "APIServer", "info", "vllm"},

@@ -27,7 +27,8 @@ var (
 	// service, kubectl's and docker's --timestamps (unless it is TGI's
 	// own header: a level follows), Docker Desktop's time.
 	composeRe      = regexp.MustCompile(`^(?:[A-Za-z0-9][\w.-]* +\| |\[pod/[A-Za-z0-9][\w.-]*/(?:[A-Za-z0-9][\w.-]*)?\] )`)
-	runtimeStampRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) `)
+	runtimeStampRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) `)
+	criStreamRe    = regexp.MustCompile(`^std(?:out|err) [FP] `)
 	tgiLevelRe     = regexp.MustCompile(`^ ?(?:TRACE|DEBUG|INFO|WARN|ERROR) `)
 	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)
 	desktopSecRe   = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) `)
@@ -62,6 +63,7 @@ func Parse(line string) Parsed {
 		if m := runtimeStampRe.FindStringSubmatch(msg); m != nil && !tgiLevelRe.MatchString(msg[len(m[0]):]) {
 			p.Stamp, p.StampKind = m[1], "iso"
 			msg = msg[len(m[0]):]
+			msg = msg[len(criStreamRe.FindString(msg)):]
 		} else if m := desktopRe.FindStringSubmatch(msg); m != nil {
 			p.Stamp, p.StampKind = m[1], "sglang"
 			msg = msg[len(m[0]):]

@@ -202,8 +202,23 @@ func CutContainer(s string) (n int, stamp, kind string) {
 		if k < len(r) && r[k] == '.' && k+1 < len(r) && isDigit(r[k+1]) {
 			k += 1 + digits(r[k+1:])
 		}
-		if k+1 < len(r) && r[k] == 'Z' && r[k+1] == ' ' && !tgiLevelAt(r[k+2:]) {
-			return n + k + 2, r[:k+1], "iso"
+		switch {
+		case k < len(r) && r[k] == 'Z':
+			k++
+		case k < len(r) && (r[k] == '+' || r[k] == '-') && pattern(r[k+1:], "99:99"):
+			k += 6 // CRI-O's and podman's local time
+		default:
+			return n, "", ""
+		}
+		if k < len(r) && r[k] == ' ' && !tgiLevelAt(r[k+1:]) {
+			m := k + 1
+			// A node's container log (the CRI format, as in
+			// /var/log/containers): the stream, and F for a full line or
+			// P for part of a longer one.
+			if len(r) >= m+9 && (r[m:m+7] == "stdout " || r[m:m+7] == "stderr ") && (r[m+7] == 'F' || r[m+7] == 'P') && r[m+8] == ' ' {
+				m += 9
+			}
+			return n + m, r[:k], "iso"
 		}
 	} else if pattern(r, "9999-99-99 99:99:99.999 | ") {
 		return n + 26, r[:23], "sglang"

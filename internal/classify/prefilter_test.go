@@ -43,6 +43,12 @@ var edgeLines = []string{
 	"a | b",
 	" x  | y",
 	"2026-09-22T06:49:56.Z x",
+	"2026-09-22T06:49:56.336833841+02:00 stdout F INFO 09-22 06:49:56 [x.py:1] y",
+	"2026-09-22T06:49:56Z stderr P x",
+	"2026-09-22T06:49:56Z stderr X x",
+	"2026-09-22T06:49:56Z stdout F",
+	"2026-09-22T06:49:56+0200 x",
+	"2026-09-22T06:49:56+02:00  INFO text_generation_launcher: x",
 	"2026-09-22T06:49:56Z",
 	// TGI's header, the cases its hand-written cutter must get right.
 	"2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Args {",
