@@ -39,7 +39,8 @@ that has no ready line (vLLM, TensorRT-LLM) counts as ready once it said it
 listens and nothing went wrong after; health answers in its access log count.
 Whether a ready server answers sanely (bad_output) cannot be told from a log.
 
-The files are streamed: memory stays flat however large they are.
+The files are streamed: memory stays flat however large they are. A
+gzip-compressed file or stream (a rotated log) is read decompressed.
 
 A file of "docker compose logs", whose lines carry two or more services'
 names ("qwen3.5-9b  | ..."), is judged once per service: each run is named
@@ -59,7 +60,7 @@ went: died, hung, stopped, serving or ended).
 Exit status: 0 the last run of every log (of every service) is ready, 1 the
 last run of some log failed, 3 the last run of some log ended without a
 verdict (and none failed), 2 usage error (a bad flag, an unreadable file, a
-binary file or stream).`,
+binary file or stream, a compressed one cut short).`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -114,10 +115,22 @@ type logInput struct {
 	name string
 	r    io.Reader
 	c    io.Closer
-	// file is a regular file's, which can be read again; head is what a
-	// stream's first read gave.
+	// file is a regular file's, which can be read again (again), through
+	// gzip when gz; head is what a stream's first read gave.
 	file *os.File
+	gz   bool
 	head []byte
+}
+
+// again reads a regular file from its start, decompressed.
+func (l logInput) again() (io.Reader, error) {
+	if _, err := l.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	if l.gz {
+		return newGunzip(l.file)
+	}
+	return l.file, nil
 }
 
 func (l logInput) Close() {
@@ -149,7 +162,7 @@ func openLogs(env *Env, args []string) ([]logInput, error) {
 // FIFO, a device) is a stream, whose head is read and given again.
 func openExplainLog(env *Env, name string) (logInput, error) {
 	if name == "-" {
-		r, head, err := sniffStream(env.IO.In, "standard input")
+		r, head, err := sniffLogStream(env.IO.In, "standard input")
 		return logInput{name: name, r: r, head: head}, err
 	}
 	f, err := os.Open(name)
@@ -165,9 +178,14 @@ func openExplainLog(env *Env, name string) (logInput, error) {
 		err = fmt.Errorf("cannot read %s: is a directory", name)
 	case fi.Mode().IsRegular():
 		in.file = f
-		err = checkBinary(f, name)
+		if in.gz, err = isGzip(f); err == nil && in.gz {
+			// A rotated log, compressed (logrotate's "compress").
+			in.r, err = checkGzip(f, name)
+		} else if err == nil {
+			err = checkBinary(f, name)
+		}
 	default:
-		in.r, in.head, err = sniffStream(f, name)
+		in.r, in.head, err = sniffLogStream(f, name)
 	}
 	if err != nil {
 		f.Close()
@@ -231,17 +249,24 @@ func explainOne(out, errOut io.Writer, in logInput, server string, jsonOut bool)
 		services = nil
 	}
 	if len(services) == 0 {
-		readErr = explain.Read(in.r, explain.Options{Server: server}, emit)
+		r := in.r
+		if in.file != nil {
+			if r, err = in.again(); err != nil {
+				return nil, err, nil
+			}
+		}
+		readErr = explain.Read(r, explain.Options{Server: server}, emit)
 		if last != nil {
 			lasts = append(lasts, last)
 		}
 	}
 	for _, name := range services {
-		if _, err := in.file.Seek(0, io.SeekStart); err != nil {
+		r, err := in.again()
+		if err != nil {
 			return lasts, err, werr
 		}
 		last = nil
-		if readErr = explain.Read(explain.OnlyService(in.file, name), explain.Options{Server: server, Service: name}, emit); readErr != nil {
+		if readErr = explain.Read(explain.OnlyService(r, name), explain.Options{Server: server, Service: name}, emit); readErr != nil {
 			break
 		}
 		if last != nil {
@@ -261,18 +286,21 @@ func composeServices(in logInput) ([]string, error) {
 		return explain.Services(in.head), nil
 	}
 	size := int64(composeHead)
-	if fi, err := in.file.Stat(); err == nil {
+	if fi, err := in.file.Stat(); err == nil && !in.gz {
 		// (A short log needs no megabyte: vigil's start is timed.)
 		size = min(size, fi.Size())
 	}
+	r, err := in.again()
+	if err != nil {
+		return nil, err
+	}
 	head := make([]byte, size)
-	n, err := io.ReadFull(in.file, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+	n, err := io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errCutShort) {
 		return nil, err
 	}
-	if _, err := in.file.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
+	// (A compressed file cut short is judged up to its cut, then said to
+	// be cut.)
 	return explain.Services(head[:n]), nil
 }
 

@@ -114,33 +114,44 @@ func TestExplainStdin(t *testing.T) {
 	}
 }
 
-// TestExplainBinaryStream: a binary stream (gzip piped in, a FIFO fed a
-// compressed log) is refused before any output, as a binary file is,
-// instead of being judged as one garbled line; a FIFO fed text is judged.
+// TestExplainBinaryStream: a compressed stream (gzip piped in, a FIFO fed
+// a rotated log) is judged decompressed; a binary stream is refused before
+// any output, as a binary file is, instead of being judged as one garbled
+// line.
 func TestExplainBinaryStream(t *testing.T) {
 	text, err := os.ReadFile(explainLog(t, "tgi-ready-mistral-7b"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(text)
-	zw.Close()
+	gz := gzipped(t, text)
+	_, plain, _ := runExplain(t, string(text), "-")
 
+	for _, tt := range []struct {
+		name, stdin, stderr string
+	}{
+		{"NULs on standard input", "\x00\x00\x01 not text", "vigil: explain: standard input is binary data, not a log"},
+		{"gzip of binary data on standard input", string(gzipped(t, []byte("\x00\x01\x02"))), "vigil: explain: standard input (decompressed) is binary data, not a log"},
+		{"gzip that is none", "\x1f\x8b not gzip at all", "vigil: explain: cannot read standard input: gzip: invalid header"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runExplain(t, tt.stdin, "-")
+			if code != 2 || out != "" || strings.TrimSpace(errOut) != tt.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, out, errOut, tt.stderr)
+			}
+		})
+	}
 	t.Run("gzip on standard input", func(t *testing.T) {
-		code, out, errOut := runExplain(t, gz.String(), "-")
-		if code != 2 || out != "" || strings.TrimSpace(errOut) != "vigil: explain: standard input is binary data, not a log" {
-			t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, one line", code, out, errOut)
+		code, out, errOut := runExplain(t, string(gz), "-")
+		if code != 0 || out != plain {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 0 and the plain log's %q", code, out, errOut, plain)
 		}
 	})
 	for _, tt := range []struct {
 		name string
 		feed []byte
-		code int
-		want string
 	}{
-		{"a FIFO fed gzip", gz.Bytes(), 2, ""},
-		{"a FIFO fed text", text, 0, "verdict   ready"},
+		{"a FIFO fed gzip", gz},
+		{"a FIFO fed text", text},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "server.log")
@@ -157,16 +168,67 @@ func TestExplainBinaryStream(t *testing.T) {
 				fed <- err
 			}()
 			code, out, errOut := runExplain(t, "", fifo)
-			if code != tt.code || !strings.Contains(out, tt.want) {
-				t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", code, out, errOut, tt.code, tt.want)
-			}
-			if code == 2 && !strings.Contains(errOut, "is binary data, not a log") {
-				t.Errorf("stderr %q does not say why", errOut)
+			if code != 0 || !strings.Contains(out, "verdict   ready") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 0 and ready", code, out, errOut)
 			}
 			if err := <-fed; err != nil && !errors.Is(err, syscall.EPIPE) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return gz.Bytes()
+}
+
+// TestExplainGzipFile: a rotated, compressed log (logrotate's "compress")
+// reads as the log itself, each compose service on its own too; one cut
+// short is judged up to its cut, then the cut is an error.
+func TestExplainGzipFile(t *testing.T) {
+	logPath := explainLog(t, "vllm-gpu-oom-no-cache-blocks-32b", "vllm-ready-llama31-8b-v021")
+	composePath, _ := composeLog(t, func(name string) string { return fmt.Sprintf("%-12s| ", name) },
+		[][2]string{{"llama", "vllm-gpu-oom-no-cache-blocks-32b"}, {"mistral", "tgi-ready-mistral-7b"}})
+	for _, path := range []string{logPath, composePath} {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gzPath := path + ".1.gz"
+		if err := os.WriteFile(gzPath, gzipped(t, text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{nil, {"--json"}} {
+			code, out, errOut := runExplain(t, "", append(args, path)...)
+			gzCode, gzOut, gzErr := runExplain(t, "", append(args, gzPath)...)
+			out = strings.ReplaceAll(out, path, gzPath) // (--json names the file)
+			if gzCode != code || gzOut != out || gzErr != errOut {
+				t.Errorf("%s %v: exit %d, stdout %q, stderr %q; want the plain file's %d, %q, %q", filepath.Base(path), args, gzCode, gzOut, gzErr, code, out, errOut)
+			}
+		}
+	}
+
+	text, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := gzipped(t, text)
+	cut := filepath.Join(t.TempDir(), "server.log.2.gz")
+	if err := os.WriteFile(cut, gz[:len(gz)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runExplain(t, "", cut)
+	if code != 2 || !strings.Contains(out, "verdict   failed: gpu_oom") || !strings.Contains(errOut, "the gzip stream ends early: the file is cut short") {
+		t.Errorf("cut short: exit %d, stdout %q, stderr %q; want 2, the first run's failure, and the cut named", code, out, errOut)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,72 @@ func checkBinary(f *os.File, name string) error {
 		return fmt.Errorf("%s is a binary file, not a log", name)
 	}
 	return nil
+}
+
+// gzipMagic opens a gzip file (RFC 1952).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// isGzip reads whether f, rewound, is gzip-compressed.
+func isGzip(f *os.File) (bool, error) {
+	magic := make([]byte, len(gzipMagic))
+	n, err := io.ReadFull(f, magic)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false, err
+	}
+	return bytes.Equal(magic[:n], gzipMagic), nil
+}
+
+// gunzip reads a gzip stream: the content, and an error for a stream cut
+// short (gzip's io.ErrUnexpectedEOF, which would read as the log's end).
+type gunzip struct{ zr *gzip.Reader }
+
+var errCutShort = errors.New("the gzip stream ends early: the file is cut short")
+
+func newGunzip(r io.Reader) (gunzip, error) {
+	zr, err := gzip.NewReader(r)
+	return gunzip{zr}, err
+}
+
+func (g gunzip) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = errCutShort
+	}
+	return n, err
+}
+
+// checkGzip opens the gzip file f (at its start) and refuses one whose
+// content is no text log; it returns the content's reader, positioned at
+// its start.
+func checkGzip(f io.Reader, name string) (io.Reader, error) {
+	zr, err := newGunzip(f)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", name, err)
+	}
+	r, _, err := sniffStream(zr, name+" (decompressed)")
+	return r, err
+}
+
+// sniffLogStream is sniffStream for a finished log (explain): a gzip
+// stream (zcat's work, done here) is read decompressed.
+func sniffLogStream(r io.Reader, name string) (io.Reader, []byte, error) {
+	head := make([]byte, sniffLen)
+	n, err := io.ReadAtLeast(r, head, 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("cannot read %s: %w", name, err)
+	}
+	r = io.MultiReader(bytes.NewReader(head[:n]), r)
+	if bytes.HasPrefix(head[:n], gzipMagic) {
+		zr, err := newGunzip(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot read %s: %v", name, err)
+		}
+		return sniffStream(zr, name+" (decompressed)")
+	}
+	return sniffStream(r, name)
 }
 
 // sniffStream reads the first bytes a stream has (waiting for its first
