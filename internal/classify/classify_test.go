@@ -36,6 +36,11 @@ func TestParse(t *testing.T) {
 		{"tgi json python", `{"timestamp":"2024-02-21T05:09:57.948206Z","level":"INFO","fields":{"message":"Server started at unix:///tmp/text-generation-server-0\n"},"target":"text_generation_launcher"}`, "Server started at unix:///tmp/text-generation-server-0", "", "info", "iso"},
 		{"tgi json router", `{"timestamp":"2024-02-21T05:10:01.304586Z","level":"INFO","message":"Connected","target":"text_generation_router","filename":"router/src/main.rs","line_number":247}`, "Connected", "", "info", "iso"},
 		{"json without a message", `{"a":1}`, `{"a":1}`, "", "", ""},
+		// Docker's json-file log (/var/lib/docker/containers/ID/ID-json.log):
+		// the container's line, parsed as such, stamped by the runtime.
+		{"docker json-file", `{"log":"(APIServer pid=1) INFO 03-09 12:55:32 [api_server.py:491] Supported tasks: ['generate']\n","stream":"stderr","time":"2026-03-09T12:55:32.123456789Z"}`, "Supported tasks: ['generate']", "APIServer", "info", "iso"},
+		{"docker json-file of tgi's json", `{"log":"{\"timestamp\":\"2024-02-21T05:10:01.304586Z\",\"level\":\"INFO\",\"message\":\"Connected\",\"target\":\"text_generation_router\"}\n","stream":"stdout","time":"2024-02-21T05:10:01.305Z"}`, "Connected", "", "info", "iso"},
+		{"docker json-file without a time", `{"log":"main: loading model\n"}`, "main: loading model", "", "", ""},
 		// llama-server's router before a model server's line (a user's
 		// log, 2026); a bracketed number before anything else is no port.
 		{"llama.cpp router child", "[35373] 0.19.885.338 I srv    operator(): exit command received, exiting...", "operator(): exit command received, exiting...", "port 35373", "info", "llamacpp"},

@@ -24,6 +24,27 @@ type jsonRecord struct {
 	Span struct {
 		Rank *int `json:"rank"`
 	} `json:"span"`
+	// Log is Docker's json-file record of one line a container wrote
+	// ({"log":"...\n","stream":"stderr","time":"...Z"}, as under
+	// /var/lib/docker/containers): the line itself, server header and all.
+	Log *string `json:"log"`
+}
+
+// CutDockerJSON reads a record of Docker's json-file log: the line the
+// container wrote (without its newline) and the runtime's ISO stamp ("" for
+// none). ok is false for any other line.
+func CutDockerJSON(line string) (inner, stamp string, ok bool) {
+	if !strings.HasPrefix(line, `{"log":`) || !strings.HasSuffix(line, "}") {
+		return "", "", false
+	}
+	var r jsonRecord
+	if json.Unmarshal([]byte(line), &r) != nil || r.Log == nil {
+		return "", "", false
+	}
+	if isISOStamp(r.Time) {
+		stamp = r.Time
+	}
+	return strings.TrimRight(*r.Log, "\r\n"), stamp, true
 }
 
 // CutJSON reads a structured log line: its message, level, ISO stamp (""

@@ -43,6 +43,13 @@ func Parse(line string) Parsed {
 	raw := ansi.Strip(line)
 	p := Parsed{Raw: raw}
 	msg := strings.TrimRight(raw, " \t")
+	if inner, stamp, ok := CutDockerJSON(msg); ok {
+		q := Parse(inner)
+		if stamp != "" {
+			q.Stamp, q.StampKind = stamp, "iso"
+		}
+		return q
+	}
 	if m, level, stamp, source, ok := CutJSON(msg); ok {
 		p.Msg, p.Level, p.Source = m, level, source
 		if stamp != "" {

@@ -23,6 +23,15 @@ func ParseFast(line string) Parsed {
 	// every call.
 	msg := trimBlanksRight(line)
 	if strings.HasPrefix(msg, "{\"") {
+		if inner, stamp, ok := CutDockerJSON(msg); ok {
+			// The container's line is parsed as any line; the runtime's
+			// time stamps it, as docker logs -t's does.
+			q := ParseFast(inner)
+			if stamp != "" {
+				q.Stamp, q.StampKind = stamp, "iso"
+			}
+			return q
+		}
 		if m, level, stamp, source, ok := CutJSON(msg); ok {
 			p.Msg, p.Level, p.Source = m, level, source
 			if stamp != "" {

@@ -15,6 +15,10 @@ var edgeLines = []string{
 	`{"time":"2026-01-01 10:00:00","levelname":"error","msg":"y"}`,
 	`{"message":1}`,
 	`{"message":"a"`,
+	`{"log":"INFO 03-09 12:55:32 [api_server.py:491] x\n","stream":"stderr","time":"2026-03-09T12:55:32.1Z"}`,
+	`{"log":"{\"log\":\"inner\\n\"}\n","time":"x"}`,
+	`{"log":1}`,
+	`{"log":"a","message":"b"}`,
 	// What container runtimes and the journal put before a line.
 	"Aug 23 18:09:58 dgx qwen3.8-27b-vllm-896k.sh[742182]: (EngineCore pid=742182) INFO 08-23 18:09:58 [x.py:1] y",
 	"Aug  3 18:09:58 dgx kernel: x",
