@@ -819,8 +819,6 @@ var Profiles = map[string]*Profile{
 	"sglang": sglang, "vllm": vllm, "trtllm": trtllm, "llamacpp": llamacpp, "tgi": tgi,
 }
 
-// Lookup returns the profile for a server kind; "" or unknown names give
-// the generic profile.
 // ServingOnly reports whether line is one only a started server of
 // profile p prints (Profile.ServingOnly).
 func ServingOnly(p *Profile, line string) bool {
@@ -832,6 +830,8 @@ func ServingOnly(p *Profile, line string) bool {
 	return false
 }
 
+// Lookup returns the profile for a server kind; "" or unknown names give
+// the generic profile.
 func Lookup(name string) *Profile {
 	if p, ok := Profiles[name]; ok {
 		return p

@@ -482,9 +482,6 @@ func (st *runState) lastLines() []string {
 	return out
 }
 
-// phases turns the phase spans into durations: each lasts until the next
-// starts, the last until end (a ready phase has none). No phase starts
-// before first, the run's first stamp (lines before it take it).
 // onlyServing: the run reached ready through no startup phase.
 func onlyServing(spans []observe.PhaseSpan) bool {
 	for _, s := range spans {
@@ -497,6 +494,9 @@ func onlyServing(spans []observe.PhaseSpan) bool {
 	return true
 }
 
+// phases turns the phase spans into durations: each lasts until the next
+// starts, the last until end (a ready phase has none). No phase starts
+// before first, the run's first stamp (lines before it take it).
 func phases(spans []observe.PhaseSpan, first, end time.Time, timed, ready bool) []Phase {
 	at := func(t time.Time) time.Time {
 		if timed && t.Before(first) {

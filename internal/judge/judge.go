@@ -185,7 +185,7 @@ type Judge struct {
 	upLineText    string
 	upSaidAt      time.Time
 	// servingBefore is the line that showed the log begins mid-serving
-	// (ServingBefore).
+	// (BeginsServing).
 	servingBefore string
 	// lines counts the lines fed, upLines at the first up line; waiting
 	// is a ready verdict held for the answers after its line, holdReady
