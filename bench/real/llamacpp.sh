@@ -112,21 +112,26 @@ side mmproj || exit 2
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# verdict_of FILE: "ready", "failed/CAUSE", "stalled", ... from vigil --json.
-verdict_of() {
-    "$PY" - "$1" <<'EOF'
+# event_of FILE EVENT FIELD: the last EVENT's FIELD, with "/CAUSE" when it
+# names a cause, from vigil --json; "none" without one.
+event_of() {
+    "$PY" - "$@" <<'EOF'
 import json, sys
+path, name, field = sys.argv[1:4]
 v = "none"
-for line in open(sys.argv[1], errors="replace"):
+for line in open(path, errors="replace"):
     try:
         e = json.loads(line)
     except ValueError:
         continue
-    if e.get("event") == "verdict":
-        v = e["verdict"] + ("/" + e["cause"] if e.get("cause") else "")
+    if e.get("event") == name:
+        v = e[field] + ("/" + e["cause"] if e.get("cause") else "")
 print(v)
 EOF
 }
+
+# verdict_of FILE: "ready", "failed/CAUSE", "stalled", ... from vigil --json.
+verdict_of() { event_of "$1" verdict verdict; }
 
 # pid_of FILE: the server's pid from vigil's start event.
 pid_of() {
@@ -306,21 +311,7 @@ life_case() {
     wait "$v"
     local rc=$?
     stop_pid "$pid"
-    local got
-    got=$("$PY" - "$out" <<'PYEOF'
-import json, sys
-got = "none"
-for line in open(sys.argv[1], errors="replace"):
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    if e.get("event") == "life":
-        got = e["how"] + ("/" + e["cause"] if e.get("cause") else "")
-print(got)
-PYEOF
-)
-    check "$name" "$expected" "$got/exit$rc"
+    check "$name" "$expected" "$(event_of "$out" life how)/exit$rc"
 }
 
 life_case life-killed died/crash/exit4 KILL
