@@ -180,7 +180,7 @@ func openExplainLog(env *Env, name string) (logInput, error) {
 		in.file = f
 		if in.gz, err = isGzip(f); err == nil && in.gz {
 			// A rotated log, compressed (logrotate's "compress").
-			in.r, err = checkGzip(f, name)
+			err = checkGzip(f, name)
 		} else if err == nil {
 			err = checkBinary(f, name)
 		}

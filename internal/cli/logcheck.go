@@ -72,16 +72,18 @@ func (g gunzip) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// checkGzip opens the gzip file f (at its start) and refuses one whose
-// content is no text log; it returns the content's reader, positioned at
-// its start.
-func checkGzip(f io.Reader, name string) (io.Reader, error) {
+// checkGzip reads the head of the gzip file f and rewinds it; one whose
+// content is no text log is an error.
+func checkGzip(f *os.File, name string) error {
 	zr, err := newGunzip(f)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", name, err)
+		return fmt.Errorf("cannot read %s: %v", name, err)
 	}
-	r, _, err := sniffStream(zr, name+" (decompressed)")
-	return r, err
+	if _, _, err := sniffStream(zr, name+" (decompressed)"); err != nil {
+		return err
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
 }
 
 // sniffLogStream is sniffStream for a finished log (explain): a gzip
