@@ -61,6 +61,16 @@ func readAll(t testing.TB, r io.Reader, opts Options) []*Run {
 	return runs
 }
 
+// oneRun reads log, which must hold one run, and returns it.
+func oneRun(t testing.TB, log string, opts Options) *Run {
+	t.Helper()
+	runs := readAll(t, strings.NewReader(log), opts)
+	if len(runs) != 1 {
+		t.Fatalf("got %d runs, want 1", len(runs))
+	}
+	return runs[0]
+}
+
 // offline is what a scenario's expectation becomes when only its log is
 // known: stalls and timeouts are runs without a verdict, and whether a
 // ready server answers sanely (bad_output) cannot be told.
@@ -441,11 +451,7 @@ func TestEndsUnhealthy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			runs := readAll(t, strings.NewReader(cut(tt.bad)), Options{})
-			if len(runs) != 1 {
-				t.Fatalf("got %d runs, want 1", len(runs))
-			}
-			if r := runs[0]; r.Verdict != tt.verdict || r.Cause != tt.cause {
+			if r := oneRun(t, cut(tt.bad), Options{}); r.Verdict != tt.verdict || r.Cause != tt.cause {
 				t.Errorf("got %q/%q (%s), want %q/%q", r.Verdict, r.Cause, r.Summary, tt.verdict, tt.cause)
 			}
 		})
@@ -475,11 +481,7 @@ func TestHealthAfterReadyLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			runs := readAll(t, strings.NewReader(tt.log), Options{})
-			if len(runs) != 1 {
-				t.Fatalf("got %d runs, want 1", len(runs))
-			}
-			if r := runs[0]; r.Verdict != tt.verdict || r.Cause != tt.cause {
+			if r := oneRun(t, tt.log, Options{}); r.Verdict != tt.verdict || r.Cause != tt.cause {
 				t.Errorf("got %q/%q (%s), want %q/%q", r.Verdict, r.Cause, r.Summary, tt.verdict, tt.cause)
 			}
 		})
@@ -625,11 +627,7 @@ func TestRelativeClockTimesARun(t *testing.T) {
 		"0.03.681.753 I srv  llama_server: model loaded",
 		"0.03.681.764 I srv  llama_server: listening on http://127.0.0.1:8081",
 	}, "\n") + "\n"
-	runs := readAll(t, strings.NewReader(log), Options{})
-	if len(runs) != 1 {
-		t.Fatalf("got %d runs, want 1", len(runs))
-	}
-	r := runs[0]
+	r := oneRun(t, log, Options{})
 	if !r.Timed || !r.Relative || r.Verdict != v.Ready || r.Summary != "llamacpp is ready after 3.7s" {
 		t.Fatalf("timed %v, relative %v, %q: %s; want ready after 3.7s on the process's clock", r.Timed, r.Relative, r.Verdict, r.Summary)
 	}
@@ -727,11 +725,7 @@ func TestContainerPrefixes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			runs := readAll(t, strings.NewReader(tt.log), Options{})
-			if len(runs) != 1 {
-				t.Fatalf("got %d runs, want 1", len(runs))
-			}
-			r := runs[0]
+			r := oneRun(t, tt.log, Options{})
 			if r.Server != "vllm" || r.Verdict != tt.verdict || r.Cause != tt.cause || r.Phase != tt.phase || !r.Timed {
 				t.Fatalf("%s %q/%q in %q, timed %v (%s); want vllm %q/%q in %q, timed", r.Server, r.Verdict, r.Cause, r.Phase, r.Timed, r.Summary, tt.verdict, tt.cause, tt.phase)
 			}
@@ -746,11 +740,7 @@ func TestContainerPrefixes(t *testing.T) {
 // user's OpenShift deployment; the Args line cut short): its banner,
 // phases, stamps and ready line are read from the records.
 func TestTGIJSONOutput(t *testing.T) {
-	runs := readAll(t, strings.NewReader(tgiJSONStart), Options{})
-	if len(runs) != 1 {
-		t.Fatalf("got %d runs, want 1", len(runs))
-	}
-	r := runs[0]
+	r := oneRun(t, tgiJSONStart, Options{})
 	var got []string
 	for _, p := range r.Phases {
 		got = append(got, string(p.Name))
@@ -792,11 +782,7 @@ func TestNoteAfterTheTraceback(t *testing.T) {
 		"AssertionError: Pipeline parallelism is not compatible with overlap schedule, speculative decoding, mixed chunked prefill.",
 		"INFO: Please install aiter if you want to infer with aiter_moe.",
 	}, "\n") + "\n"
-	runs := readAll(t, strings.NewReader(log), Options{})
-	if len(runs) != 1 {
-		t.Fatalf("got %d runs, want 1", len(runs))
-	}
-	if r := runs[0]; r.Verdict != v.Failed || r.Cause != v.Config || r.RuleID != "sglang.args_check" {
+	if r := oneRun(t, log, Options{}); r.Verdict != v.Failed || r.Cause != v.Config || r.RuleID != "sglang.args_check" {
 		t.Errorf("%q/%q by %s (%s); want failed/config by sglang.args_check", r.Verdict, r.Cause, r.RuleID, r.Summary)
 	}
 }
@@ -812,11 +798,7 @@ func TestAnswerConfirmsListening(t *testing.T) {
 		"(APIServer pid=41428) INFO 10-06 15:58:23 [chat_utils.py:560] Detected the chat template content format to be 'openai'. You can set `--chat-template-content-format` to override this.",
 		`(APIServer pid=41428) INFO:     192.168.1.11:54734 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
 	}, "\n") + "\n"
-	runs := readAll(t, strings.NewReader(log), Options{})
-	if len(runs) != 1 {
-		t.Fatalf("got %d runs, want 1", len(runs))
-	}
-	if r := runs[0]; r.Verdict != v.Ready || r.Summary != "vllm is ready after 1m52s" {
+	if r := oneRun(t, log, Options{}); r.Verdict != v.Ready || r.Summary != "vllm is ready after 1m52s" {
 		t.Errorf("%q: %s; want ready after 1m52s, when it said it listens", r.Verdict, r.Summary)
 	}
 }
@@ -974,11 +956,7 @@ func TestYearFromDatedLines(t *testing.T) {
 	later := time.Date(2026, 12, 6, 12, 0, 0, 0, time.Local)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			runs := readAll(t, strings.NewReader(tt.log), Options{Now: later})
-			if len(runs) != 1 {
-				t.Fatalf("%d runs, want 1", len(runs))
-			}
-			r := runs[0]
+			r := oneRun(t, tt.log, Options{Now: later})
 			want := time.Date(2025, 8, 11, 10, 40, 36, 0, time.Local)
 			if !r.Start.Equal(want) || r.End.Sub(r.Start) != 5*time.Minute {
 				t.Errorf("run from %v to %v, want from %v for 5m0s", r.Start, r.End, want)
@@ -1024,11 +1002,7 @@ func TestLogBeginsMidServing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			runs := readAll(t, strings.NewReader(tt.log), Options{})
-			if len(runs) != 1 {
-				t.Fatalf("%d runs, want 1", len(runs))
-			}
-			r := runs[0]
+			r := oneRun(t, tt.log, Options{})
 			want := tt.server + " was already serving where the log begins: its startup is not in the log"
 			if r.Server != tt.server || r.Verdict != v.Ready || r.Summary != want {
 				t.Errorf("%s %s %q, want %s ready %q", r.Server, r.Verdict, r.Summary, tt.server, want)
