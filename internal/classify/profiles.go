@@ -830,6 +830,18 @@ func ServingOnly(p *Profile, line string) bool {
 	return false
 }
 
+// MayBeServingOnly reports whether line holds any profile's ServingOnly
+// literal: the offline judge asks it of every run's first line, and
+// most are not (DetectLog, which names the profile to ask, costs more).
+func MayBeServingOnly(line string) bool {
+	for _, p := range Profiles {
+		if ServingOnly(p, line) {
+			return true
+		}
+	}
+	return false
+}
+
 // Lookup returns the profile for a server kind; "" or unknown names give
 // the generic profile.
 func Lookup(name string) *Profile {

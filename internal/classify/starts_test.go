@@ -144,3 +144,19 @@ func TestContainerTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestMayBeServingOnly: the prefilter never says no to a line a profile
+// says only its started server prints.
+func TestMayBeServingOnly(t *testing.T) {
+	for name, p := range Profiles {
+		for _, lit := range p.ServingOnly {
+			line := "(APIServer pid=1) ERROR 02-08 12:05:52 [x.py:1] " + lit + "."
+			if !ServingOnly(p, line) || !MayBeServingOnly(line) {
+				t.Errorf("%s: %q: ServingOnly %v, MayBeServingOnly %v; want both", name, line, ServingOnly(p, line), MayBeServingOnly(line))
+			}
+		}
+	}
+	if MayBeServingOnly("INFO 02-08 12:05:40 [api_server.py:1395] vLLM API server version 0.15.0") {
+		t.Error("a startup line may be serving-only")
+	}
+}

@@ -809,7 +809,7 @@ func (j *Judge) Smoke(r observe.SmokeResult, now time.Time) {
 // crash, a rotated file), readiness passed before the log began, and the
 // next Tick says so with the line as its evidence.
 func (j *Judge) BeginsServing(line string, now time.Time) bool {
-	if j.result != nil || j.lines > 0 {
+	if j.result != nil || j.lines > 0 || !classify.MayBeServingOnly(line) {
 		return false
 	}
 	kind := j.server
