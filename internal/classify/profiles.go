@@ -49,6 +49,11 @@ type Profile struct {
 	// log that begins with one begins mid-serving (a pasted crash, a
 	// rotated file), so its first line is readiness already passed.
 	ServingOnly []string
+	// Replays are literals of a line after which the server prints a
+	// child process's output that it kept until then (TGI's launcher, a
+	// failed shard's whole standard error): the stamps that follow, back
+	// before that line, are the child's, not a new start's.
+	Replays []string
 }
 
 var sglang = &Profile{
@@ -685,7 +690,11 @@ var llamacpp = &Profile{
 
 var tgi = &Profile{
 	Name: "tgi", DefaultPort: 3000, HealthPath: "/health",
-	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
+	// launcher/src/main.rs (2.x-3.3) shard_manager: once a shard exits,
+	// tracing::error!("Shard complete standard error output:\n{err}"),
+	// the shard's loguru lines stamped from its start.
+	Replays: []string{"Shard complete standard error output:"},
+	Order:   []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
 		{ID: "tgi.phase.args", Matcher: re("Args {", `^Args \{`), Phase: v.Init},
 		// launcher/src/main.rs (2.x-3.x).
@@ -840,6 +849,23 @@ func MayBeServingOnly(line string) bool {
 		}
 	}
 	return false
+}
+
+// ReplayHits calls hit with the offset of each place in text (many
+// lines) where a profile's Replays literal begins, in no order.
+func ReplayHits(text string, hit func(at int)) {
+	for _, p := range Profiles {
+		for _, k := range p.Replays {
+			for at := 0; ; {
+				i := strings.Index(text[at:], k)
+				if i < 0 {
+					break
+				}
+				hit(at + i)
+				at += i + len(k)
+			}
+		}
+	}
 }
 
 // Lookup returns the profile for a server kind; "" or unknown names give

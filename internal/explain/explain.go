@@ -49,6 +49,7 @@
 package explain
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -167,6 +168,7 @@ const (
 	fLoose               // a possible run start: lines without the relative clock just before it restarts
 	fShort               // the line holds a short banner literal (markShortBanners)
 	fClock               // the line carries a relative clock, in stamp until fStamped
+	fReplay              // after the line the server replays a child's earlier output (classify.Profile.Replays)
 )
 
 // chunk is one read's worth of lines on its way through the pipeline.
@@ -433,6 +435,9 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, own *owned, from, to int, st 
 			st = newRun(o.Server, &c.lines[i], c.t0(i, sp), own)
 			seg = i
 		}
+		if st.replayAt != 0 && !c.replayed(i, st.replayAt, sp) {
+			st.replayAt = 0 // the server's own stamps again
+		}
 		if st.idle() {
 			// A ready run only counts its lines; its last stamp is read
 			// when it ends or the chunk does. (Its first, too, when it
@@ -444,9 +449,13 @@ func (c *chunk) walk(o *Options, sp *stamp.Reader, own *owned, from, to int, st 
 					st.stampAt(t)
 				}
 			}
-			continue
+		} else {
+			st.feed(&c.lines[i], &c.meta[i], c.bannerOf(i), c.stamp(i, sp))
 		}
-		st.feed(&c.lines[i], &c.meta[i], c.bannerOf(i), c.stamp(i, sp))
+		if c.meta[i].flags&fReplay != 0 {
+			// (An unstamped one replays from the run's last stamp.)
+			st.replayAt = cmp.Or(c.stamp(i, sp), st.end)
+		}
 	}
 	if st != nil {
 		c.keepTail(st, seg, to, sp)
@@ -497,6 +506,12 @@ func (c *chunk) settle(st *runState, from, to int, sp *stamp.Reader) {
 // accepts decides whether line i starts a new run after st.
 func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	m := &c.meta[i]
+	if st.replayAt != 0 && c.replayed(i, st.replayAt, sp) && m.flags&fCrash != 0 {
+		// A crash block in a child's replayed output is the child's (and
+		// its stamps, taken as none, make no jump); a server's banner
+		// still starts a run.
+		return false
+	}
 	if m.flags&fRestart != 0 {
 		return true
 	}
@@ -525,6 +540,19 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	}
 	t := c.stamp(i, sp)
 	return t != 0 && st.acceptsJump(t)
+}
+
+// replayed reports whether line i, in a replay of a child's output that
+// began at the stamp at, is part of it: unstamped, or stamped before at.
+// Such a line's stamp is the child's, not the run's time: it is taken as
+// unstamped from now on.
+func (c *chunk) replayed(i int, at int64, sp *stamp.Reader) bool {
+	t := c.stamp(i, sp)
+	if t != 0 && t < at {
+		c.meta[i].stamp = 0
+		return true
+	}
+	return t == 0
 }
 
 // relativeFrom: line i carries a relative clock that reads end or later.
@@ -578,6 +606,7 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 	clear(c.meta)
 	c.banners = c.banners[:0]
 	c.markShortBanners()
+	c.markReplays()
 	// A relative clock (llama.cpp's "0.00.213.525 I ") that drops back
 	// near zero is a new process. (A drop right at a chunk's start is not
 	// seen: the previous chunk's clock is not known here.)
@@ -658,10 +687,7 @@ func (c *chunk) markShortBanners() {
 		text = unsafe.String(&c.buf[0], c.n)
 	}
 	ok := classify.ShortBannerHits(text, func(at int) {
-		pos := c.base + int64(at)
-		// The last line that starts at or before pos.
-		i := sort.Search(len(c.lines), func(k int) bool { return c.lines[k].Off > pos }) - 1
-		if i >= 0 && pos < c.lines[i].Off+int64(len(c.lines[i].Text)) {
+		if i := c.lineAt(at); i >= 0 {
 			c.meta[i].flags |= fShort
 		}
 	})
@@ -670,6 +696,37 @@ func (c *chunk) markShortBanners() {
 			c.meta[i].flags |= fShort
 		}
 	}
+}
+
+// lineAt is the line that holds byte at of the chunk's buffer, or -1.
+func (c *chunk) lineAt(at int) int {
+	pos := c.base + int64(at)
+	// The last line that starts at or before pos.
+	i := sort.Search(len(c.lines), func(k int) bool { return c.lines[k].Off > pos }) - 1
+	if i >= 0 && pos < c.lines[i].Off+int64(len(c.lines[i].Text)) {
+		return i
+	}
+	return -1
+}
+
+// markReplays marks (fReplay) the lines after which a server replays a
+// child's output (classify.ReplayHits), looked for in the whole chunk at
+// once; a line begun in the chunk before is looked at alone.
+func (c *chunk) markReplays() {
+	if len(c.lines) == 0 {
+		return
+	}
+	if c.lines[0].Off < c.base {
+		classify.ReplayHits(c.lines[0].Text, func(int) { c.meta[0].flags |= fReplay })
+	}
+	if c.n == 0 {
+		return
+	}
+	classify.ReplayHits(unsafe.String(&c.buf[0], c.n), func(at int) {
+		if i := c.lineAt(at); i >= 0 {
+			c.meta[i].flags |= fReplay
+		}
+	})
 }
 
 // preamble moves a run's start at line s back over the few lines a

@@ -1016,3 +1016,58 @@ func TestLogBeginsMidServing(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayedShardOutput: once a shard exits, TGI's launcher prints the
+// shard's whole standard error, stamped from the shard's start, minutes
+// before. Those stamps went back past the run's last one and, after the
+// failure, cut the startup in two; they are the shard's, and the run
+// goes on through them, also across chunks, until a new start.
+func TestReplayedShardOutput(t *testing.T) {
+	launcher := func(at, msg string) string { return "2024-05-10T10:" + at + "Z  INFO text_generation_launcher: " + msg + "\n" }
+	start := launcher("00:00.123456", `Args { model_id: "meta-llama/Llama-3.1-70B-Instruct", revision: None, sharded: None, num_shard: Some(1), port: 80 }`) +
+		"2024-05-10T10:00:00.200000Z  INFO download: text_generation_launcher: Starting check and download process for meta-llama/Llama-3.1-70B-Instruct\n" +
+		"2024-05-10T10:00:05.100000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0\n" +
+		"2024-05-10T10:02:15.100000Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0\n"
+	oom := "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 100.00 MiB is free.\n"
+	traceback := "Traceback (most recent call last):\n  File \"/opt/conda/bin/text-generation-server\", line 8, in <module>\n    sys.exit(app())\n" + oom
+	dump := func(padding int) string {
+		var b strings.Builder
+		b.WriteString("2024-05-10T10:02:35.000000Z ERROR text_generation_launcher: Error when initializing model\n" + traceback)
+		b.WriteString("2024-05-10T10:02:36.000000Z ERROR shard-manager: text_generation_launcher: Shard complete standard error output:\n\n")
+		b.WriteString("2024-05-10 10:00:09.123 | INFO     | text_generation_server.utils.import_utils:<module>:80 - Detected system cuda\n")
+		for i := range padding {
+			fmt.Fprintf(&b, "2024-05-10 10:00:%02d.%03d | WARNING  | text_generation_server.models:<module>:%d - a warning the shard printed while it loaded\n", 10+i%40, i%1000, i)
+		}
+		b.WriteString(traceback + " rank=0\n")
+		b.WriteString("2024-05-10T10:02:36.100000Z ERROR text_generation_launcher: Shard 0 failed to start\n")
+		b.WriteString("2024-05-10T10:02:36.100000Z  INFO text_generation_launcher: Shutting down shards\nError: ShardCannotStart\n")
+		return b.String()
+	}
+	restart := strings.ReplaceAll(start, "T10:0", "T10:1")
+	tests := []struct {
+		name string
+		log  string
+		runs int
+	}{
+		{name: "the shard's output", log: start + dump(0), runs: 1},
+		{name: "the shard's output across chunks", log: start + dump(2*chunkSize/100), runs: 1},
+		{name: "a restart after it", log: start + dump(0) + restart, runs: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, workers := range []int{1, 2} {
+				runs := readAll(t, strings.NewReader(tt.log), Options{Workers: workers})
+				if len(runs) != tt.runs {
+					t.Fatalf("%d workers: got %d runs, want %d", workers, len(runs), tt.runs)
+				}
+				r := runs[0]
+				if r.Verdict != v.Failed || r.Cause != v.GPUOOM || r.Phase != v.Weights {
+					t.Errorf("%d workers: got %s %s in %s (%s), want failed gpu_oom in weights", workers, r.Verdict, r.Cause, r.Phase, r.Summary)
+				}
+				if d := r.End.Sub(r.Start); d != 2*time.Minute+35976544*time.Microsecond {
+					t.Errorf("%d workers: the run lasts %v, want 2m35.976544s (its own stamps only)", workers, d)
+				}
+			}
+		})
+	}
+}

@@ -80,6 +80,10 @@ type runState struct {
 	// endsSpan is the span an unstamped line that ends a step began,
 	// until the next stamp dates it (0: none; the first span is launch).
 	endsSpan int
+	// replayAt is the stamp of the line after which the server replays a
+	// child's earlier output (fReplay), while it does: lines stamped
+	// before it are the child's (0: no replay).
+	replayAt int64
 }
 
 // newRun starts judging a run whose first line is lines[0]; t0 is its
