@@ -48,8 +48,10 @@ func (s *Reader) SetNow(now time.Time) {
 // older log. vLLM prints "08-11 10:45:36" beside NCCL's, a wrapper's or
 // a runtime's dated lines; placed before now, a log from an earlier year
 // fell a year after its own dated lines. With a dated stamp, the year-less
-// ones take the year that puts them from a day before the first of them
-// to a year after it (lines come in time order), never after now.
+// ones take the year that puts them from a week before the first of them
+// to a year after it (lines come in time order, but a library's logger
+// may print another zone's time, or the day before: SGLang 0.4's vLLM
+// imports), never after now.
 func YearNow(lines iter.Seq[string], loc *time.Location, now time.Time) time.Time {
 	for line := range lines {
 		text, kind := Text(line)
@@ -62,13 +64,17 @@ func YearNow(lines iter.Seq[string], loc *time.Location, now time.Time) time.Tim
 		}
 		// Parse places a year-less stamp in the year up to a day after
 		// its now.
-		if at := time.Unix(0, t).Add(363 * 24 * time.Hour); at.Before(now) {
+		if at := time.Unix(0, t).Add(yearAhead); at.Before(now) {
 			return at
 		}
 		return now
 	}
 	return now
 }
+
+// yearAhead: YearNow's now is this long after a log's first dated stamp
+// (a year less the week before it and Parse's day after now).
+const yearAhead = (365 - 7 - 1) * 24 * time.Hour
 
 // Of returns the line's time in Unix nanoseconds, or 0 when it carries no
 // stamp.

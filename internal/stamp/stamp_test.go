@@ -96,14 +96,16 @@ func TestYearNow(t *testing.T) {
 	}{
 		{"no dated line", []string{vllm}, now, time.Date(2026, 8, 11, 10, 45, 36, 0, loc)},
 		{"a dated line of an earlier year", []string{"[2025-08-11 10:45:36] server:2699411:2699411 [0] init.cc:416 NCCL WARN Cuda failure 'operation not supported'", vllm},
-			time.Date(2025, 8, 11, 10, 45, 36, 0, loc).Add(363 * 24 * time.Hour), time.Date(2025, 8, 11, 10, 45, 36, 0, loc)},
+			time.Date(2025, 8, 11, 10, 45, 36, 0, loc).Add(yearAhead), time.Date(2025, 8, 11, 10, 45, 36, 0, loc)},
 		{"a runtime's dated prefix", []string{"vllm-1  | 2025-12-30T23:59:00Z (APIServer pid=1) x", "(APIServer pid=1) INFO 12-31 00:59:00 [x.py:1] y"},
 			now, time.Date(2025, 12, 31, 0, 59, 0, 0, loc)},
 		{"a dated line this year", []string{"[11/30/2026-10:00:00] [TRT-LLM] [I] x", vllm}, now, time.Date(2026, 8, 11, 10, 45, 36, 0, loc)},
 		{"a year-less line after a dated one", []string{"[10/14/2025-09:31:07] [TRT-LLM] [W] x", "INFO 02-01 10:00:00 [x.py:1] y"},
-			time.Date(2025, 10, 14, 9, 31, 7, 0, loc).Add(363 * 24 * time.Hour), time.Date(2026, 2, 1, 10, 0, 0, 0, loc)},
+			time.Date(2025, 10, 14, 9, 31, 7, 0, loc).Add(yearAhead), time.Date(2026, 2, 1, 10, 0, 0, 0, loc)},
 		{"a year-less line just before a dated one", []string{"INFO 08-10 23:00:00 [x.py:1] y", "[08/11/2025-09:31:07] [TRT-LLM] [W] x"},
-			time.Date(2025, 8, 11, 9, 31, 7, 0, loc).Add(363 * 24 * time.Hour), time.Date(2025, 8, 10, 23, 0, 0, 0, loc)},
+			time.Date(2025, 8, 11, 9, 31, 7, 0, loc).Add(yearAhead), time.Date(2025, 8, 10, 23, 0, 0, 0, loc)},
+		{"a year-less line a day and more before a dated one", []string{"INFO 03-07 12:29:02 __init__.py:190] Automatically detected platform cuda.", "[2025-03-08 12:29:04] server_args=ServerArgs(model_path='/home/model/Qwen/QwQ-32B')"},
+			time.Date(2025, 3, 8, 12, 29, 4, 0, loc).Add(yearAhead), time.Date(2025, 3, 7, 12, 29, 2, 0, loc)},
 		{"only year-less and unstamped lines", []string{"Traceback (most recent call last):", "INFO 12-24 03:04:05 [x.py:1] y"}, now, time.Date(2025, 12, 24, 3, 4, 5, 0, loc)},
 	}
 	for _, tt := range tests {
