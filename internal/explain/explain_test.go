@@ -1071,3 +1071,24 @@ func TestReplayedShardOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestStampsGoBack: a run whose last stamp is before its first (a clock
+// set back, lines pasted out of order) is not timed: it read "ready
+// after -3570.0s".
+func TestStampsGoBack(t *testing.T) {
+	log := "INFO 01-02 10:00:00 [api_server.py:1395] vLLM API server version 0.10.0\n" +
+		"INFO 01-02 10:00:05 [default_loader.py:262] Loading weights took 4.10 seconds\n" +
+		"INFO 01-02 09:00:30 [launcher.py:37] Available routes are:\n" +
+		"INFO:     Started server process [1]\n" +
+		"INFO:     Application startup complete.\n" +
+		"INFO:     127.0.0.1:5000 - \"GET /health HTTP/1.1\" 200 OK\n"
+	r := oneRun(t, log, Options{Now: now})
+	if r.Verdict != v.Ready || r.Timed || !r.Start.IsZero() || r.Summary != "vllm is ready (its stamps go back in time, so no durations)" {
+		t.Fatalf("%s, timed %v from %v: %q; want ready, untimed", r.Verdict, r.Timed, r.Start, r.Summary)
+	}
+	for _, p := range r.Phases {
+		if p.Timed || p.Seconds != 0 {
+			t.Errorf("phase %s timed %v, %vs; want no duration", p.Name, p.Timed, p.Seconds)
+		}
+	}
+}

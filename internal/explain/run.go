@@ -425,15 +425,19 @@ func (st *runState) finish() *Run {
 			}
 		}
 	}
+	// A run whose last stamp, or its verdict, is before its first stamp
+	// cannot be timed (a clock set back, lines pasted out of order): no
+	// negative durations.
+	backwards := st.end < st.start || st.result != nil && st.result.At.UnixNano() < st.start
 	r := &Run{
 		Server:    st.server,
 		FirstLine: st.first,
 		Lines:     st.last - st.first + 1,
 		Offset:    st.off,
-		Timed:     st.start != 0,
-		Relative:  st.start != 0 && st.start < relLimit,
+		Timed:     st.start != 0 && !backwards,
+		Relative:  st.start != 0 && !backwards && st.start < relLimit,
 	}
-	if st.start != 0 {
+	if r.Timed {
 		r.Start, r.End = time.Unix(0, st.start), time.Unix(0, st.end)
 	}
 	res := st.result
@@ -458,6 +462,8 @@ func (st *runState) finish() *Run {
 			// begins mid-serving (a rotated file, kubectl logs --since, a
 			// pasted crash), and how long the start took is not in it.
 			r.Summary = orServer(st.server) + " was already serving where the log begins: its startup is not in the log"
+		case backwards:
+			r.Summary = orServer(st.server) + " is ready (its stamps go back in time, so no durations)"
 		case !r.Timed:
 			r.Summary = orServer(st.server) + " is ready (its lines carry no timestamps, so no durations)"
 		case st.t0.UnixNano() == 0:
@@ -469,7 +475,7 @@ func (st *runState) finish() *Run {
 	ph := st.j.Phase()
 	r.Phase = ph
 	r.Summary = fmt.Sprintf("ended in phase %s without a verdict", ph)
-	if st.start != 0 {
+	if r.Timed {
 		r.Summary += fmt.Sprintf(" (%s after its first line)", fmtDur(end.Sub(time.Unix(0, st.start))))
 	}
 	r.Hint = noVerdictHint(ph)
