@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path/filepath"
+	"strings"
 
 	"vigil/internal/litset"
 	v "vigil/internal/verdict"
@@ -118,6 +119,9 @@ func DetectLog(line string) string {
 		if _, ok := ClockOf(line); ok {
 			return "llamacpp"
 		}
+		if sglangUvicorn(line) {
+			return "sglang"
+		}
 		return ""
 	}
 	for i, name := range v.Servers {
@@ -126,6 +130,23 @@ func DetectLog(line string) string {
 		}
 	}
 	return ""
+}
+
+// sglangUvicorn reports whether line holds uvicorn's line as SGLang
+// formats it (utils.py set_uvicorn_logging_configs: "[%(asctime)s]
+// %(levelprefix)s %(message)s", the date in full): "[2026-05-19
+// 09:38:33] INFO:     Uvicorn running on ...". The other servers' uvicorn
+// lines carry no date ("(APIServer pid=1) INFO:     Started server
+// process"), and a log that begins there names no server otherwise.
+func sglangUvicorn(line string) bool {
+	for _, level := range [...]string{"] INFO:     ", "] WARNING:  ", "] ERROR:    "} {
+		i := strings.Index(line, level)
+		if i < 20 {
+			continue
+		}
+		return pattern(line[i-20:], "[9999-99-99 99:99:99")
+	}
+	return false
 }
 
 // detectLits holds every profile's Detect literals; detectMasks[i] has

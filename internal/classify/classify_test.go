@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -307,6 +308,13 @@ func TestDetect(t *testing.T) {
 		"[sglang]     | [2026-06-24 11:50:37] Load weight end. elapsed=4.58 s, type=Qwen3_5ForConditionalGeneration, quant=fp8, fmt=e4m3, avail mem=62.26 GB, mem usage=28.47 GB.": "sglang",
 		"vllm: error: unrecognized arguments: --omni":                                                                                                                              "vllm",
 		"RuntimeError: Executor worker returned error":                                                                                                                             "trtllm",
+		// SGLang's uvicorn lines, a log that begins there (sglang#25767);
+		// its memory pool's error alone (a one-line paste, 2025).
+		"[2026-05-19 09:38:33] INFO:     Started server process [6703]":                                                                          "sglang",
+		`sglang-1  | [2026-05-19 09:38:34] INFO:     127.0.0.1:43162 - "GET /model_info HTTP/1.1" 200 OK`:                                        "sglang",
+		"(APIServer pid=1) INFO:     Started server process [1]":                                                                                 "vllm",
+		"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)":                                                                "",
+		"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.2": "sglang",
 	}
 	for line, want := range logs {
 		if got := DetectLog(line); got != want {
@@ -328,8 +336,13 @@ func detectByContains(line string) string {
 	if _, ok := ClockOf(line); ok {
 		return "llamacpp"
 	}
+	if sglangUvicornRe.MatchString(line) {
+		return "sglang"
+	}
 	return ""
 }
+
+var sglangUvicornRe = regexp.MustCompile(`\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] (INFO: {5}|WARNING: {2}|ERROR: {4})`)
 
 // TestDetectLogOnePass: the one-pass search names the server the
 // literal-by-literal one names, on every line of the real-shaped log and

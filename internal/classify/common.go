@@ -101,7 +101,7 @@ var commonFailures = []FailureRule{
 	// SYCL0, CANN0, OpenCL; CPU ones are host memory (ggml.host_buffer).
 	{ID: "llamacpp.alloc", Matcher: re("unable to allocate|failed to allocate", `unable to allocate (CUDA|ROCm|MUSA|Metal|MTL|Vulkan|SYCL|CANN|OpenCL)\d* buffer|failed to allocate (CUDA|ROCm|MUSA|Metal|MTL|Vulkan|SYCL|CANN|OpenCL)`), Cause: v.GPUOOM, Title: "the GPU buffer could not be allocated",
 		Hint: "offload fewer layers (-ngl), lower the context (-c) or use a smaller quantization"},
-	{ID: "kv.too_small", Matcher: re("maximum number of tokens that can be stored in KV cache", `is larger than the maximum number of tokens that can be stored in KV cache`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
+	{ID: "kv.too_small", Matcher: re("maximum number of tokens that can be stored in KV cache", `is larger than the maximum number of tokens that can be stored in KV cache`), Cause: v.GPUOOM, Reached: v.KVCache, Title: "the KV cache cannot hold one request of the maximum length",
 		Hint: "lower the maximum model length (vLLM --max-model-len) or raise the memory the server may use (--gpu-memory-utilization)"},
 	{ID: "tgi.prefill_oom", Matcher: re("Not enough memory to handle", `Not enough memory to handle \d+ prefill tokens`), Cause: v.GPUOOM, Title: "not enough GPU memory for the prefill budget",
 		Hint: "decrease --max-batch-prefill-tokens or --max-total-tokens, or shard over more GPUs (--num-shard)"},

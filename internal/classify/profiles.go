@@ -107,7 +107,7 @@ var sglang = &Profile{
 		// too small to serve any requests"; the tp worker's asserts once
 		// the pool is made (0.3-0.5.x): "Memory pool size is too small",
 		// "max_running_request is zero".
-		{ID: "sglang.kv_pool", Matcher: re("Not enough memory. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small|Memory pool size is too small|max_running_request is zero", `Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small to serve any requests|Memory pool size is too small|max_running_request is zero`), Cause: v.GPUOOM, Title: "not enough GPU memory left for the KV cache",
+		{ID: "sglang.kv_pool", Matcher: re("Not enough memory. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small|Memory pool size is too small|max_running_request is zero", `Not enough memory\. Please try to increase --mem-fraction-static|leave no GPU memory for the KV cache|state cache is too small to serve any requests|Memory pool size is too small|max_running_request is zero`), Cause: v.GPUOOM, Reached: v.KVCache, Title: "not enough GPU memory left for the KV cache",
 			Hint: "raise --mem-fraction-static{flag:--mem-fraction-static} (the share of GPU memory for weights + KV cache), or lower --max-running-requests / --context-length; with speculative decoding the draft model's weights count too"},
 		// model_executor/cuda_graph_runner.py (0.4-0.5.x): "Capture cuda
 		// graph failed: {e}" (0.5.x also "Capture <kind> graph failed").
@@ -188,7 +188,9 @@ var sglang = &Profile{
 		"Scheduler hit an exception", "Received sigquit from a child process", "Initialization failed. warmup error",
 		// The model runner's steps and its ranks' tag ("[2025-07-02
 		// 07:41:59 DP0 TP0] ").
-		"Load weight end.", "KV Cache is allocated.", "Memory pool end. avail mem=", " TP0] "},
+		"Load weight end.", "KV Cache is allocated.", "Memory pool end. avail mem=", " TP0] ",
+		// Its memory pool's error names its own flag.
+		"Please try to increase --mem-fraction-static"},
 }
 
 var vllm = &Profile{
@@ -282,7 +284,7 @@ var vllm = &Profile{
 		// is to lower it, not raise it.
 		{ID: "vllm.startup_free_memory", Matcher: lit("on startup is less than desired GPU memory utilization"), Cause: v.GPUOOM, Title: "less GPU memory is free at startup than --gpu-memory-utilization asks for",
 			Hint: "another process holds GPU memory (nvidia-smi): stop it, or lower --gpu-memory-utilization{flag:--gpu-memory-utilization} to at most the free share the message shows (free/total)"},
-		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|Cannot auto-fit max_model_len", `No available memory for the cache blocks|Cannot auto-fit max_model_len`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",
+		{ID: "vllm.kv_blocks", Matcher: re("No available memory for the cache blocks|Cannot auto-fit max_model_len", `No available memory for the cache blocks|Cannot auto-fit max_model_len`), Cause: v.GPUOOM, Reached: v.KVCache, Title: "not enough GPU memory for the KV cache",
 			Hint: "raise --gpu-memory-utilization{flag:--gpu-memory-utilization}, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, or free GPU memory held by other processes"},
 		// v1/worker/gpu_worker.py determine_available_memory (0.8 and
 		// later: "Available KV cache memory: %.2f GiB", later "%s GiB"):
@@ -292,7 +294,7 @@ var vllm = &Profile{
 		{ID: "vllm.kv_negative", Matcher: re("Available KV cache memory: -", `Available KV cache memory: -\d`), Cause: v.GPUOOM, Reached: v.KVCache, Title: "no GPU memory is left for the KV cache",
 			Hint: "the weights and activations take more than --gpu-memory-utilization{flag:--gpu-memory-utilization} allows: raise it, lower --max-model-len{flag:--max-model-len} or --max-num-seqs, quantize, or spread the model over more GPUs"},
 		// v1/core/kv_cache_utils.py check_enough_kv_cache_memory (0.8-0.12).
-		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Title: "the KV cache cannot hold one request of the maximum length",
+		{ID: "vllm.max_len_kv", Matcher: re("max seq len", `To serve at least one request with the models?'s? max seq len`), Cause: v.GPUOOM, Reached: v.KVCache, Title: "the KV cache cannot hold one request of the maximum length",
 			Hint: "lower --max-model-len{flag:--max-model-len} to the estimate in the message, or raise --gpu-memory-utilization{flag:--gpu-memory-utilization}; on vLLM's CPU backend the KV cache is VLLM_CPU_KVCACHE_SPACE (GiB, default 4): raise that instead"},
 		// pyzmq, from vLLM's own ZMQ sockets: the NIXL connector's
 		// handshake listener (distributed/kv_transfer/kv_connector/v1/

@@ -42,6 +42,24 @@ func TestLateServer(t *testing.T) {
 			},
 			rule: "vllm.kv_negative", cause: v.GPUOOM, phase: v.KVCache,
 		},
+		// The KV cache's own checks fail in that step, whatever came
+		// before (a user's excerpt, 2026; SGLang on Ascend, 2025, whose
+		// message alone names it).
+		{
+			name: "vLLM's KV cache check, the traceback only",
+			lines: []string{
+				"(EngineCore pid=316)     kv_cache_config = self._initialize_kv_caches(vllm_config)",
+				"(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), (4.26 GiB KV cache is needed, which is larger than the available KV cache memory (4.25 GiB).",
+			},
+			rule: "vllm.max_len_kv", cause: v.GPUOOM, phase: v.KVCache,
+		},
+		{
+			name: "SGLang's memory pool, the message only",
+			lines: []string{
+				"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.2",
+			},
+			rule: "sglang.kv_pool", cause: v.GPUOOM, phase: v.KVCache,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
