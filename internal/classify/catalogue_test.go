@@ -731,6 +731,9 @@ func TestFrameCause(t *testing.T) {
 		{`  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py", line 200, in launch_server`, ""},
 		// sglang srt/server_args.py (spark-arena/sparkrun#284).
 		{`  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/server_args.py", line 4861, in check_server_args`, "sglang.args_check"},
+		// vllm utils.py FlexibleArgumentParser (vllm PR 17944's paste).
+		{`  File "/home/xx/github/vllm/vllm/utils.py", line 1391, in parse_args`, "args.parse_frame"},
+		{`    args = parser.parse_args()`, ""},
 		{`    self._call_load_weights(model.load_weights, weights, self.weight_mapper)`, ""},
 		{`load_weights failed`, ""},
 	} {

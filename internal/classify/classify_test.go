@@ -308,6 +308,7 @@ func TestDetect(t *testing.T) {
 		"[sglang]     | [2026-06-24 11:50:37] Load weight end. elapsed=4.58 s, type=Qwen3_5ForConditionalGeneration, quant=fp8, fmt=e4m3, avail mem=62.26 GB, mem usage=28.47 GB.": "sglang",
 		"vllm: error: unrecognized arguments: --omni":                                                                                                                              "vllm",
 		"RuntimeError: Executor worker returned error":                                                                                                                             "trtllm",
+		`  File "/home/xx/github/vllm/vllm/entrypoints/cli/main.py", line 48, in main`:                                                                                             "vllm",
 		// SGLang's uvicorn lines, a log that begins there (sglang#25767);
 		// its memory pool's error alone (a one-line paste, 2025).
 		"[2026-05-19 09:38:33] INFO:     Started server process [6703]":                                                                          "sglang",

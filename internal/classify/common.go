@@ -483,6 +483,12 @@ var frameRules = []FrameRule{
 	// by number of nodes").
 	{Funcs: []string{"check_server_args"}, Rule: FailureRule{ID: "sglang.args_check", Cause: v.Config, Title: "SGLang refused its arguments",
 		Hint: "the assertion names the arguments that do not fit together (parallel sizes against --nnodes, the parser flags, the ports): fix the command line"}},
+	// An exception raised while the command line is parsed (vLLM's
+	// FlexibleArgumentParser.parse_args, 0.8-0.9: "ValueError: With `vllm
+	// serve`, you should provide the model as a positional argument ...";
+	// argparse's own errors print "usage:" and "error:" instead).
+	{Funcs: []string{"parse_args", "parse_known_args"}, Rule: FailureRule{ID: "args.parse_frame", Cause: v.Config, Title: "the command line was refused while it was parsed",
+		Hint: "the exception says which argument is wrong or how the command wants it given: fix the command line (the server's --help lists its options)"}},
 	{Funcs: []string{"load_weight", "weight_loader"}, Rule: FailureRule{ID: "weights.load_frame", Cause: v.ModelLoad, Title: "loading the checkpoint's weights into the model failed",
 		Hint: "the checkpoint does not match what this server version's model code expects (tensor names, fused or quantized layout, shapes): check that the server supports this checkpoint's architecture and quantization, and that it was exported for it"}},
 }

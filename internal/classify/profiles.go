@@ -420,7 +420,7 @@ var vllm = &Profile{
 	// worker actors'; and entrypoints/openai/api_server.py's listening
 	// line, "Starting vLLM API server N on" (0.8-0.11) and "Starting vLLM
 	// server on" (0.12 and later).)
-	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints",
+	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints", "vllm/entrypoints/",
 		"(APIServer pid=", "(VllmWorker rank=", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http",
 		// argparse's own lines for the vllm command.
 		"usage: vllm ", "vllm: error: "},

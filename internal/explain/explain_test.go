@@ -216,7 +216,7 @@ func TestPhaseDurations(t *testing.T) {
 // TestServerOption: --server decides the profile even for a log that does
 // not name its server.
 func TestServerOption(t *testing.T) {
-	log := "loading\nRuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n"
+	log := "loading\nAssertionError: Memory pool size is too small\n"
 	tests := []struct {
 		server string
 		cause  v.Cause

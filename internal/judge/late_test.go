@@ -60,6 +60,20 @@ func TestLateServer(t *testing.T) {
 			},
 			rule: "sglang.kv_pool", cause: v.GPUOOM, phase: v.KVCache,
 		},
+		{
+			name: "an exception raised while vLLM parsed its command line",
+			lines: []string{
+				"Traceback (most recent call last):",
+				`  File "/home/xx/miniconda3/envs/vllm/bin/vllm", line 8, in <module>`,
+				"    sys.exit(main())",
+				`  File "/home/xx/github/vllm/vllm/entrypoints/cli/main.py", line 48, in main`,
+				"    args = parser.parse_args()",
+				`  File "/home/xx/github/vllm/vllm/utils.py", line 1391, in parse_args`,
+				"    raise ValueError(",
+				"ValueError: With `vllm serve`, you should provide the model as a positional argument or in a config file instead of via the `--model` option.",
+			},
+			rule: "args.parse_frame", cause: v.Config, phase: v.Launch,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
