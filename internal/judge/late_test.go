@@ -148,3 +148,23 @@ func linesThenExit(t *testing.T, server string, lines []string) *observe.Result 
 	steps = append(steps, ex(1, observe.Exit{Code: 1}))
 	return play(t, Config{Server: server, StallAfter: time.Minute, Timeout: time.Hour}, steps, 10)
 }
+
+// TestFramesDoNotSumUp: vLLM logs a whole traceback at error level; the
+// summary quotes its exception, not its first frame (an LMCache user's
+// EngineDeadError, 2026). The frames stay evidence.
+func TestFramesDoNotSumUp(t *testing.T) {
+	tag := "(APIServer pid=697224) ERROR 01-08 17:16:15 [serving_chat.py:1278] "
+	dead := "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."
+	r := linesThenExit(t, "vllm", []string{
+		tag + `  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/output_processor.py", line 70, in get`,
+		tag + "    raise output",
+		tag + "              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+		tag + dead,
+	})
+	if r == nil || r.RuleID != "exit.status" || !strings.HasSuffix(r.Summary, ": "+dead) {
+		t.Fatalf("result %+v, want the summary to quote %q", r, dead)
+	}
+	if len(r.Evidence) == 0 || !strings.Contains(r.Evidence[0], "output_processor.py") {
+		t.Errorf("evidence %q, want the traceback's first frame first", r.Evidence)
+	}
+}
