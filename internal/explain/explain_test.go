@@ -1023,8 +1023,7 @@ func TestLogBeginsMidServing(t *testing.T) {
 // failure, cut the startup in two; they are the shard's, and the run
 // goes on through them, also across chunks, until a new start.
 func TestReplayedShardOutput(t *testing.T) {
-	launcher := func(at, msg string) string { return "2024-05-10T10:" + at + "Z  INFO text_generation_launcher: " + msg + "\n" }
-	start := launcher("00:00.123456", `Args { model_id: "meta-llama/Llama-3.1-70B-Instruct", revision: None, sharded: None, num_shard: Some(1), port: 80 }`) +
+	start := "2024-05-10T10:00:00.123456Z  INFO text_generation_launcher: Args { model_id: \"meta-llama/Llama-3.1-70B-Instruct\", revision: None, sharded: None, num_shard: Some(1), port: 80 }\n" +
 		"2024-05-10T10:00:00.200000Z  INFO download: text_generation_launcher: Starting check and download process for meta-llama/Llama-3.1-70B-Instruct\n" +
 		"2024-05-10T10:00:05.100000Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0\n" +
 		"2024-05-10T10:02:15.100000Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0\n"
