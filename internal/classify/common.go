@@ -215,9 +215,9 @@ var commonFailures = []FailureRule{
 	// raised while torch.compile traces the model (an assertion inside
 	// dynamo, sglang --enable-torch-compile during graph capture): the
 	// exception above it names the detail, this line that compile failed.
-	{ID: "torch.dynamo_failed", Matcher: re("fall back to eager|TORCHDYNAMO_VERBOSE", `^You can suppress this exception and fall back to eager by setting|^Set TORCH_LOGS="\+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information`), Cause: v.KernelBuild, Title: "torch.compile failed while tracing the model",
+	{ID: "torch.dynamo_failed", Matcher: re("fall back to eager|TORCHDYNAMO_VERBOSE", `^You can suppress this exception and fall back to eager by setting|^Set TORCH_LOGS="\+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information`), Cause: v.KernelBuild, Reached: v.Compile, Title: "torch.compile failed while tracing the model",
 		Hint: "run without torch.compile (SGLang: drop --enable-torch-compile; vLLM: -O0 or --enforce-eager) to confirm, then use torch and server versions that support this model's compilation"},
-	{ID: "torch.backend_compiler", Matcher: re("BackendCompilerFailed|InductorError", `BackendCompilerFailed|InductorError`), Cause: v.KernelBuild, Title: "torch.compile failed to build kernels",
+	{ID: "torch.backend_compiler", Matcher: re("BackendCompilerFailed|InductorError", `BackendCompilerFailed|InductorError`), Cause: v.KernelBuild, Reached: v.Compile, Title: "torch.compile failed to build kernels",
 		Hint: "start once with --enforce-eager (vLLM) or without --enable-torch-compile (SGLang) to confirm; clear the torch.compile and Triton caches"},
 	// cuda
 	// torch.cuda.set_device with an index past the visible GPUs: the

@@ -61,6 +61,14 @@ func TestLateServer(t *testing.T) {
 			rule: "sglang.kv_pool", cause: v.GPUOOM, phase: v.KVCache,
 		},
 		{
+			name: "torch.compile's kernels failed to build (vllm#30441)",
+			lines: []string{
+				"(Worker_TP3 pid=340106) ERROR 12-10 23:42:18 [multiproc_executor.py:822]     raise CalledProcessError(retcode, cmd)",
+				"(Worker_TP3 pid=340106) ERROR 12-10 23:42:18 [multiproc_executor.py:822] torch._inductor.exc.InductorError: CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpqxw0ckl9/cuda_utils.c', '-O3', '-shared', '-fPIC']' returned non-zero exit status 1.",
+			},
+			rule: "torch.backend_compiler", cause: v.KernelBuild, phase: v.Compile,
+		},
+		{
 			name: "an exception raised while vLLM parsed its command line",
 			lines: []string{
 				"Traceback (most recent call last):",
