@@ -30,6 +30,7 @@ var failureLines = []ruleLine{
 	// sglang#4503 (0.4.4.post1), kvcache-ai/ktransformers#1666 (0.5.x).
 	{"sglang", "sglang.other_rank_load", "ValueError: TP rank 1 could finish the model loading, but there are other ranks that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow node."},
 	{"sglang", "sglang.kv_pool", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.6"},
+	{"trtllm", "trtllm.load_module", "[09/17/2025-21:24:19] [TRT-LLM] [RANK 2] [E] Error executing load_single_module with args ('model.layers.9.mlp.gate_up_proj', Linear()): CUDA out of memory. Tried to allocate 40.00 MiB. GPU 0 has a total capacity of 22.07 GiB of which 20.62 MiB is free."},
 	{"sglang", "sglang.graph_oom", "[2026-11-29 10:00:00 TP0] Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB."},
 	{"vllm", "vllm.startup_free_memory", "ValueError: Free memory on device cuda:0 (10.51/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."},
 	// vllm#23278 (0.10.1).

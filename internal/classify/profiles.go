@@ -508,6 +508,12 @@ var trtllm = &Profile{
 		// RuntimeError reaches the user's process bare, mlcommons#2501).
 		{ID: "trtllm.executor_oom", Matcher: re("Executor creation failed due to insufficient GPU memory|might indicate insufficient GPU memory", `Executor creation failed due to insufficient GPU memory|Executor creation failed with an error which might indicate insufficient GPU memory`), Cause: v.GPUOOM, Fatal: true, Title: "not enough GPU memory to create the executor",
 			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
+		// tensorrt_llm _torch/models/modeling_utils.py (1.x) runs the
+		// modules' weight loading concurrently and logs each one that
+		// raised: "Error executing load_single_module with args (NAME,
+		// MODULE): ERROR" (TensorRT-LLM#7818). The loader is at work: the
+		// run reached weights, and the quoted error names the cause.
+		{ID: "trtllm.load_module", Matcher: lit("Error executing load_single_module with args"), Quotes: true, Reached: v.Weights, Title: "a module's weights failed to load"},
 		// tensorrt_llm executor/worker.py (0.2x-1.x): announces the error
 		// the worker raised; the OOM form above is more specific.
 		{ID: "trtllm.executor_init", Matcher: re("Failed to initialize executor on rank", `Failed to initialize executor on rank \d+`), Fatal: true, Quotes: true, Title: "the executor failed to start"},

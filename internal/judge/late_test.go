@@ -69,6 +69,13 @@ func TestLateServer(t *testing.T) {
 			rule: "torch.backend_compiler", cause: v.KernelBuild, phase: v.Compile,
 		},
 		{
+			name: "a TensorRT-LLM rank's module failed to load (TensorRT-LLM#7818)",
+			lines: []string{
+				"[09/17/2025-21:24:19] [TRT-LLM] [RANK 2] [E] Error executing load_single_module with args ('model.layers.9.mlp.gate_up_proj', Linear()): CUDA out of memory. Tried to allocate 40.00 MiB. GPU 0 has a total capacity of 22.07 GiB of which 20.62 MiB is free.",
+			},
+			rule: "torch.cuda_oom", cause: v.GPUOOM, phase: v.Weights,
+		},
+		{
 			name: "an exception raised while vLLM parsed its command line",
 			lines: []string{
 				"Traceback (most recent call last):",
