@@ -1091,3 +1091,34 @@ func TestStampsGoBack(t *testing.T) {
 		}
 	}
 }
+
+// TestEndsInACutTraceback: a log that ends as a dying process begins to
+// print its traceback again ("Process EngineCore:", "Traceback (most
+// recent call last):") after a logged one that ended in an exception
+// ended in that error (a user's excerpt, 2026); one that ends on a step
+// has no verdict.
+func TestEndsInACutTraceback(t *testing.T) {
+	tag := "(EngineCore pid=114) ERROR 06-23 06:27:21 [core.py:1229] "
+	logged := "(EngineCore pid=114) INFO 06-23 06:27:02 [core.py:75] Initializing a V1 LLM engine (v0.11.0) with config: model='x'\n" +
+		tag + "Traceback (most recent call last):\n" +
+		tag + `  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 1096, in unify_kv_cache_spec_page_size` + "\n" +
+		tag + "    assert new_spec.page_size_bytes == max_page_size\n" +
+		tag + "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n" +
+		tag + "AssertionError\n"
+	tests := []struct {
+		name, log string
+		verdict   v.Verdict
+	}{
+		{"the traceback printed again, cut", logged + "(EngineCore pid=114) Process EngineCore:\n(EngineCore pid=114) Traceback (most recent call last):\n", v.Failed},
+		{"the traceback's frames, cut", logged + "(EngineCore pid=114) Process EngineCore:\n(EngineCore pid=114)   File \"/usr/lib/python3.12/multiprocessing/process.py\", line 314, in _bootstrap\n", v.Failed},
+		{"a step after it", logged + "(EngineCore pid=114) INFO 06-23 06:27:25 [gpu_model_runner.py:1] Loading model from scratch...\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := oneRun(t, tt.log, Options{Now: now})
+			if r.Verdict != tt.verdict || tt.verdict == v.Failed && (r.Cause != v.Exception || !strings.HasSuffix(r.Summary, "AssertionError")) {
+				t.Errorf("%q %q: %s; want %q", r.Verdict, r.Cause, r.Summary, tt.verdict)
+			}
+		})
+	}
+}
