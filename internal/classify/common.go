@@ -560,6 +560,22 @@ const hostMemoryHint = "the host ran out of memory (RAM): free memory or add RAM
 // Exception(f"Capture cuda graph failed: {e}...").
 var exceptionRe = lazyre.New(`^(?:(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|[A-Z]\w*)(?:Error|Exception|Exit|Interrupt|Failure|Failed)|Exception)(?::|$)`)
 
+// TracebackBody reports whether msg (a line's message, its prefixes cut
+// off) is part of a Python traceback's body rather than an error of its
+// own: the "Traceback (most recent call last):" header, a frame, source
+// or caret line (indented), or the "Process NAME:" line multiprocessing
+// prints before a child's traceback. vLLM logs whole tracebacks at error
+// level, one line at a time.
+func TracebackBody(msg string) bool {
+	if strings.HasPrefix(msg, " ") || strings.HasPrefix(msg, "\t") || strings.HasPrefix(msg, "Traceback (most recent call last)") {
+		return true
+	}
+	if name, ok := strings.CutPrefix(msg, "Process "); ok {
+		return strings.HasSuffix(name, ":") && !strings.ContainsAny(name, " \t")
+	}
+	return msg != "" && strings.Trim(msg, "^~") == ""
+}
+
 // IsWaiting reports whether msg is one of the lines a server repeats while
 // it waits for something, which are no sign of progress.
 func IsWaiting(msg string) bool {

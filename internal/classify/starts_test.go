@@ -160,3 +160,26 @@ func TestMayBeServingOnly(t *testing.T) {
 		t.Error("a startup line may be serving-only")
 	}
 }
+
+func TestTracebackBody(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want bool
+	}{
+		{"Traceback (most recent call last):", true},
+		{`  File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap`, true},
+		{"    self.run()", true},
+		{"^^^^^^^^^^^^", true},
+		{"Process EngineCore:", true},
+		{"Process EngineCore_DP0:", true},
+		{"AssertionError", false},
+		{"vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.", false},
+		{"Process EngineCore died: exit code 1", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := TracebackBody(tt.msg); got != tt.want {
+			t.Errorf("TracebackBody(%q) = %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}

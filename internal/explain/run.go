@@ -314,7 +314,7 @@ func (st *runState) endsInError() bool {
 			continue
 		}
 		c := st.memo.Classify(st.prof, l)
-		if c.Benign || c.Traceback || tracebackLead(c.Msg) {
+		if c.Benign || classify.TracebackBody(c.Msg) {
 			// (A traceback begun, its frames under a process's prefix,
 			// or the line multiprocessing prints before one: the error
 			// it ends in, if the log has it, is further up.)
@@ -329,17 +329,6 @@ func (st *runState) endsInError() bool {
 		return c.Failure != nil || c.Exception
 	}
 	return false
-}
-
-// tracebackLead reports whether msg is a traceback's frame or source line
-// (indented once a process's prefix is cut off), or the "Process NAME:"
-// line Python's multiprocessing prints before a child's traceback.
-func tracebackLead(msg string) bool {
-	if strings.HasPrefix(msg, " ") || strings.HasPrefix(msg, "\t") {
-		return true
-	}
-	name, ok := strings.CutPrefix(msg, "Process ")
-	return ok && strings.HasSuffix(name, ":") && !strings.ContainsAny(name, " \t")
 }
 
 // acceptsCrash decides whether a start-up crash block ending in the error

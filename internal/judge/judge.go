@@ -1387,28 +1387,19 @@ func (j *Judge) explainedBefore(root *signal) bool {
 	return false
 }
 
-// tracebackBody reports whether msg is a traceback's header, frame,
-// source line or caret line: vLLM logs a whole traceback at error level
-// ("ERROR ... [serving_chat.py:1278]   File ..."), and its first frame is
-// no error of its own to sum a failure up with (it stays evidence).
-func tracebackBody(msg string) bool {
-	if strings.HasPrefix(msg, " ") || strings.HasPrefix(msg, "Traceback (most recent call last)") {
-		return true
-	}
-	return strings.Trim(msg, "^~ ") == ""
-}
-
 // maxErrLines bounds Judge.errLines: the first error lines are the roots.
 const maxErrLines = 8
 
 // firstError is the first error-level line that is not a traceback's
-// body, else the first error-level line, if any.
+// body (classify.TracebackBody: its first frame is no error of its own to
+// sum a failure up with; the frames stay evidence), else the first
+// error-level line, if any.
 func (j *Judge) firstError() *recentLine {
 	if len(j.errLines) == 0 {
 		return nil
 	}
 	for i := range j.errLines {
-		if e := &j.errLines[i]; e.rule != nil || !tracebackBody(e.msg) {
+		if e := &j.errLines[i]; e.rule != nil || !classify.TracebackBody(e.msg) {
 			return e
 		}
 	}
