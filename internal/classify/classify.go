@@ -139,14 +139,22 @@ func DetectLog(line string) string {
 // lines carry no date ("(APIServer pid=1) INFO:     Started server
 // process"), and a log that begins there names no server otherwise.
 func sglangUvicorn(line string) bool {
-	for _, level := range [...]string{"] INFO:     ", "] WARNING:  ", "] ERROR:    "} {
-		i := strings.Index(line, level)
-		if i < 20 {
-			continue
+	// A search for the padding after the level ("INFO:     "), then the
+	// level and the date before it.
+	for off := 0; ; {
+		k := strings.Index(line[off:], ":  ")
+		if k < 0 {
+			return false
 		}
-		return pattern(line[i-20:], "[9999-99-99 99:99:99")
+		i := off + k
+		for _, l := range [...]struct{ level, pad string }{{"] INFO", ":     "}, {"] WARNING", ":  "}, {"] ERROR", ":    "}} {
+			if at := i - len(l.level); at >= 20 && strings.HasSuffix(line[:i], l.level) && strings.HasPrefix(line[i:], l.pad) &&
+				pattern(line[at-20:], "[9999-99-99 99:99:99") {
+				return true
+			}
+		}
+		off = i + 1
 	}
-	return false
 }
 
 // detectLits holds every profile's Detect literals; detectMasks[i] has

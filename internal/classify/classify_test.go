@@ -314,6 +314,8 @@ func TestDetect(t *testing.T) {
 		"[2026-05-19 09:38:33] INFO:     Started server process [6703]":                                                                          "sglang",
 		`sglang-1  | [2026-05-19 09:38:34] INFO:     127.0.0.1:43162 - "GET /model_info HTTP/1.1" 200 OK`:                                        "sglang",
 		"(APIServer pid=1) INFO:     Started server process [1]":                                                                                 "vllm",
+		"note:  [2026-05-19 09:38:33] WARNING:  Invalid HTTP request received.":                                                                  "sglang",
+		"[2026-05-19 09:38:33] INFO:  not uvicorn's padding":                                                                                     "",
 		"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)":                                                                "",
 		"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.2": "sglang",
 	}
@@ -374,6 +376,8 @@ func TestDetectLogOnePass(t *testing.T) {
 func FuzzDetectLog(f *testing.F) {
 	f.Add("[TRT-LLM] [I] text_generation_router")
 	f.Add("llama-server (EngineCore pid=1)")
+	f.Add("x:  [2026-05-19 09:38:33] INFO:     y")
+	f.Add("[2026-05-19 09:38:33] ERROR:  y")
 	f.Fuzz(func(t *testing.T, line string) {
 		if got, want := DetectLog(line), detectByContains(line); got != want {
 			t.Fatalf("DetectLog(%q) = %q, want %q", line, got, want)
