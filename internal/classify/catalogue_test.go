@@ -757,6 +757,11 @@ func TestFramePhase(t *testing.T) {
 		{`  File "/x/vllm/worker/worker.py", line 117, in load_model`, v.Weights},
 		{`  File "/sgl/python/sglang/srt/model_executor/model_runner.py", line 1031, in init_cuda_graphs`, v.CUDAGraph},
 		{`  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2240, in _dummy_sampler_run`, ""},
+		// vLLM V1's KV cache sizing (users' excerpts, 2025-2026), not the
+		// engine's step that profiles first.
+		{`  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 1096, in unify_kv_cache_spec_page_size`, v.KVCache},
+		{`  File "/opt/conda/envs/vllm_env/lib/python3.13/site-packages/vllm/v1/core/kv_cache_utils.py", line 1243, in get_kv_cache_configs`, v.KVCache},
+		{`  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 305, in _initialize_kv_caches`, ""},
 		// vLLM V1 compiles inside its memory profiling: no phase of its own.
 		{`  File "/x/vllm/v1/worker/gpu_worker.py", line 263, in determine_available_memory`, ""},
 		{`  File "/x/vllm/worker/worker.py", line 117, in load_model_fast`, ""},

@@ -511,7 +511,12 @@ var framePhases = map[string]v.Phase{
 	// _dummy_sampler_run: its V1 engine runs torch.compile, Triton's and
 	// FlashInfer's JIT inside its memory profiling, which calls them all.
 	"init_memory_pool": v.KVCache,
-	"capture_model":    v.CUDAGraph, "init_cuda_graphs": v.CUDAGraph, "capture_one_batch_size": v.CUDAGraph,
+	// vLLM V1's KV cache sizing, once profiling is over (v1/core/
+	// kv_cache_utils.py; not _initialize_kv_caches, which profiles).
+	"get_kv_cache_config": v.KVCache, "get_kv_cache_configs": v.KVCache, "check_enough_kv_cache_memory": v.KVCache,
+	"_check_enough_kv_cache_memory": v.KVCache, "unify_kv_cache_spec_page_size": v.KVCache, "unify_hybrid_kv_cache_specs": v.KVCache,
+	"get_kv_cache_groups": v.KVCache,
+	"capture_model":       v.CUDAGraph, "init_cuda_graphs": v.CUDAGraph, "capture_one_batch_size": v.CUDAGraph,
 	"init_distributed_environment": v.Distributed, "init_torch_distributed": v.Distributed, "initialize_model_parallel": v.Distributed,
 }
 
