@@ -623,7 +623,7 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 			m.stamp = relStamp(t) // (until stamp reads a date, which comes first)
 			if ticking && classify.ClockRestarts(clock, t) {
 				m.flags |= fRestart | fStart
-				if loose >= 0 && i-loose <= preBannerMax {
+				if loose >= 0 && i-loose <= preBannerMax && c.holdsError(loose, i, memo) {
 					c.meta[loose].flags |= fLoose
 				}
 			}
@@ -668,6 +668,21 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 			}
 		}
 	}
+}
+
+// holdsError reports whether one of lines [from, to) is an error as
+// llama.cpp's catalogue reads it: unclocked lines before a restart are a
+// process of their own only when they say why it ended (an argument
+// error printed before the logger starts), not when they are what a
+// wrapper script printed between two starts.
+func (c *chunk) holdsError(from, to int, memo *classify.Memo) bool {
+	pr := classify.Lookup("llamacpp")
+	for k := from; k < to; k++ {
+		if cl := memo.Classify(pr, c.lines[k].Text); cl.IsError() {
+			return true
+		}
+	}
+	return false
 }
 
 // markShortBanners marks (fShort) the lines that hold a literal of the

@@ -852,6 +852,7 @@ func TestRelativeClockRestartStartsARun(t *testing.T) {
 // llama-server rejecting a flag prints one unclocked line before its logger
 // starts: appended between two clocked runs it is a run of its own once the
 // run before ended, and stays the crash output of a run that had not.
+// Unclocked lines that hold no error are not a process of their own.
 func TestUnclockedLinesBeforeARestart(t *testing.T) {
 	ready := []string{
 		"0.00.003.751 I cmn  common_param: common_params_print_info: build 10587 (3f545bec) with GNU 12.2.0 for Linux x86_64",
@@ -868,6 +869,9 @@ func TestUnclockedLinesBeforeARestart(t *testing.T) {
 	}{
 		{"after a ready run that ended", ready, "error: invalid argument: --no-such-flag", []v.Verdict{v.Ready, v.Failed, v.Ready}},
 		{"a crash's own output", ready[:2], "/src/ggml.c:123: GGML_ASSERT(n > 0) failed", []v.Verdict{v.Failed, v.Ready}},
+		// A wrapper's own lines between two starts (a user's npm script,
+		// 2026) are no process: two runs, not three.
+		{"a wrapper's lines after a ready run that ended", ready, "Local Ling check: READY\n\n> voice-work-supervisor@0.1.0 local\n> node --env-file-if-exists=.env scripts/start-local.mjs\n", []v.Verdict{v.Ready, v.Ready}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
