@@ -380,6 +380,7 @@ var phaseLines = []ruleLine{
 	{"sglang", "sglang.phase.attention_backend", "[2026-11-29 10:00:00] Attention backend not explicitly specified. Use fa3 backend by default."},
 	{"sglang", "sglang.phase.chat_template", "[2026-11-29 10:00:00] Using default HuggingFace chat template with detected content format: string"},
 	{"sglang", "sglang.phase.init_distributed", "[2026-11-29 10:00:00 TP0] Init torch distributed begin."},
+	{"sglang", "sglang.phase.nccl_version", "[2026-03-03 12:25:47 TP0] sglang is using nccl==2.27.5"},
 	{"sglang", "sglang.phase.load_weight_begin", "[2026-11-29 10:00:00 TP0] Load weight begin. avail mem=78.58 GB"},
 	{"sglang", "sglang.phase.weights_format", "[2026-11-29 10:00:00 TP0] Using model weights format ['*.safetensors']"},
 	{"sglang", "sglang.phase.local_snapshot", "[2026-11-29 10:00:00 TP0] Found local HF snapshot for Qwen/Qwen3-8B at /root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/b968826d; skipping download."},

@@ -119,7 +119,7 @@ func DetectLog(line string) string {
 		if _, ok := ClockOf(line); ok {
 			return "llamacpp"
 		}
-		if sglangUvicorn(line) {
+		if sglangUvicorn(line) || sglangRanks(line) {
 			return "sglang"
 		}
 		return ""
@@ -154,6 +154,22 @@ func sglangUvicorn(line string) bool {
 			}
 		}
 		off = i + 1
+	}
+}
+
+// sglangRanks reports whether line holds SGLang's header with its rank
+// tags ("[2026-02-25 16:40:53 TP9] ", "[... DP0 TP3 EP3] "): a log cut
+// after its start names SGLang on every rank's line, not only TP0's.
+func sglangRanks(line string) bool {
+	for off := 0; ; {
+		k := strings.IndexByte(line[off:], '[')
+		if k < 0 {
+			return false
+		}
+		if _, ranks, _, ok := cutSGLangHeader(line[off+k:]); ok && ranks != "" {
+			return true
+		}
+		off += k + 1
 	}
 }
 

@@ -311,10 +311,14 @@ func TestDetect(t *testing.T) {
 		`  File "/home/xx/github/vllm/vllm/entrypoints/cli/main.py", line 48, in main`:                                                                                             "vllm",
 		// SGLang's uvicorn lines, a log that begins there (sglang#25767);
 		// its memory pool's error alone (a one-line paste, 2025).
-		"[2026-05-19 09:38:33] INFO:     Started server process [6703]":                                                                          "sglang",
-		`sglang-1  | [2026-05-19 09:38:34] INFO:     127.0.0.1:43162 - "GET /model_info HTTP/1.1" 200 OK`:                                        "sglang",
-		"(APIServer pid=1) INFO:     Started server process [1]":                                                                                 "vllm",
-		"note:  [2026-05-19 09:38:33] WARNING:  Invalid HTTP request received.":                                                                  "sglang",
+		"[2026-05-19 09:38:33] INFO:     Started server process [6703]":                                   "sglang",
+		`sglang-1  | [2026-05-19 09:38:34] INFO:     127.0.0.1:43162 - "GET /model_info HTTP/1.1" 200 OK`: "sglang",
+		"(APIServer pid=1) INFO:     Started server process [1]":                                          "vllm",
+		"note:  [2026-05-19 09:38:33] WARNING:  Invalid HTTP request received.":                           "sglang",
+		// Any rank's tag, in a log cut after its start (2026).
+		"[2026-02-25 16:40:53 TP9] Init torch distributed begin.":                                                                                "sglang",
+		"node1 | [2026-03-03 12:25:47 DP1 TP3 EP3] Scheduler hit a snag":                                                                         "sglang",
+		"[2026-02-25 16:40:53] a line without a rank":                                                                                            "",
 		"[2026-05-19 09:38:33] INFO:  not uvicorn's padding":                                                                                     "",
 		"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)":                                                                "",
 		"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.2": "sglang",
@@ -339,11 +343,13 @@ func detectByContains(line string) string {
 	if _, ok := ClockOf(line); ok {
 		return "llamacpp"
 	}
-	if sglangUvicornRe.MatchString(line) {
+	if sglangUvicornRe.MatchString(line) || sglangRanksRe.MatchString(line) {
 		return "sglang"
 	}
 	return ""
 }
+
+var sglangRanksRe = regexp.MustCompile(`\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?(?: [A-Z_]+\d+)+\]`)
 
 var sglangUvicornRe = regexp.MustCompile(`\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] (INFO: {5}|WARNING: {2}|ERROR: {4})`)
 
@@ -378,6 +384,7 @@ func FuzzDetectLog(f *testing.F) {
 	f.Add("llama-server (EngineCore pid=1)")
 	f.Add("x:  [2026-05-19 09:38:33] INFO:     y")
 	f.Add("[2026-05-19 09:38:33] ERROR:  y")
+	f.Add("[x [2026-02-25 16:40:53.123 TP9 EP1] y")
 	f.Fuzz(func(t *testing.T, line string) {
 		if got, want := DetectLog(line), detectByContains(line); got != want {
 			t.Fatalf("DetectLog(%q) = %q, want %q", line, got, want)

@@ -64,6 +64,10 @@ var sglang = &Profile{
 		{ID: "sglang.phase.attention_backend", Matcher: lit("Attention backend not"), Phase: v.Init},
 		{ID: "sglang.phase.chat_template", Matcher: lit("chat template"), Phase: v.Init},
 		{ID: "sglang.phase.init_distributed", Matcher: re("Init ", `^Init (torch distributed|nccl) (begin|ends)`), Phase: v.Distributed},
+		// distributed/device_communicators/pynccl.py (0.4-0.5.x), rank 0,
+		// as its NCCL communicator is made: a hang in NCCL's setup stops
+		// right after it.
+		{ID: "sglang.phase.nccl_version", Matcher: lit("sglang is using nccl=="), Phase: v.Distributed},
 		{ID: "sglang.phase.load_weight_begin", Matcher: lit("Load weight begin"), Phase: v.Weights},
 		{ID: "sglang.phase.weights_format", Matcher: lit("Using model weights format"), Phase: v.Weights},
 		{ID: "sglang.phase.local_snapshot", Matcher: lit("Found local HF snapshot"), Phase: v.Weights},
@@ -189,8 +193,8 @@ var sglang = &Profile{
 		// The model runner's steps and its ranks' tag ("[2025-07-02
 		// 07:41:59 DP0 TP0] ").
 		"Load weight end.", "KV Cache is allocated.", "Memory pool end. avail mem=", " TP0] ",
-		// Its memory pool's error names its own flag.
-		"Please try to increase --mem-fraction-static"},
+		// Its memory pool's error names its own flag; its NCCL line itself.
+		"Please try to increase --mem-fraction-static", "sglang is using nccl=="},
 }
 
 var vllm = &Profile{
