@@ -22,6 +22,8 @@ var failureLines = []ruleLine{
 	{"tgi", "tgi.cuda_oom", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB. GPU  has a total capacity of 44.34 GiB of which 160.81 MiB is free. Process 47694 has 44.17 GiB memory in use."},
 	{"tgi", "cuda.oom", "RuntimeError: CUDA error: out of memory"},
 	{"llamacpp", "cuda.oom", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9000.00 MiB on device 0: cudaMalloc failed: out of memory"},
+	// torch_npu (vLLM on Ascend, 2025).
+	{"vllm", "cuda.oom", "RuntimeError: NPU out of memory. Tried to allocate 326.00 MiB (NPU 0; 60.96 GiB total capacity; 57.81 GiB already allocated)"},
 	{"llamacpp", "llamacpp.alloc", "alloc_tensor_range: failed to allocate CUDA0 buffer of size 9437184000"},
 	{"vllm", "kv.too_small", "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (20000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."},
 	{"tgi", "tgi.prefill_oom", "RuntimeError: Not enough memory to handle 4096 prefill tokens. You need to decrease `--max-batch-prefill-tokens`"},

@@ -82,7 +82,7 @@ var commonFailures = []FailureRule{
 		Hint: "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}, TensorRT-LLM kv_cache_config.free_gpu_memory_fraction), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
 	{ID: "torch.oom_error", Matcher: lit("OutOfMemoryError"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
-	{ID: "cuda.oom", Matcher: re("out of memory|Out of memory|OUT OF MEMORY", `(?i)(cuda|cudaMalloc|gpu|device|cublas).*out of memory|out of memory.*(cuda|gpu|device)`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
+	{ID: "cuda.oom", Matcher: re("out of memory|Out of memory|OUT OF MEMORY", `(?i)(cuda|cudaMalloc|gpu|\bnpu|\bxpu|device|cublas).*out of memory|out of memory.*(cuda|gpu|\bnpu|device)`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "free GPU memory (nvidia-smi shows who holds it), lower the memory fraction or context size, or offload fewer layers to the GPU"},
 	// Vulkan-Hpp's exception text (vk::OutOfDeviceMemoryError::what()),
 	// which llama.cpp prints as "llama_model_load: error loading model:

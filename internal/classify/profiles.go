@@ -430,7 +430,9 @@ var vllm = &Profile{
 		"usage: vllm ", "vllm: error: "},
 	// v1/engine/async_llm.py: the output handler reads the engine core's
 	// outputs, which only come once the engine core said it was ready.
-	ServingOnly: []string{"AsyncLLM output_handler failed"},
+	// v1/engine/core.py's model execution (dump_input.py, 0.9 and later):
+	// a request's step raised, so the engine was serving.
+	ServingOnly: []string{"AsyncLLM output_handler failed", "Dumping input data for V1 LLM engine"},
 }
 
 var trtllm = &Profile{

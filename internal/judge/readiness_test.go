@@ -169,6 +169,8 @@ func TestBeginsServing(t *testing.T) {
 		{name: "a line fed before it", before: []string{"(APIServer pid=1) INFO 02-08 12:05:40 [api_server.py:1395] vLLM API server version 0.15.0"}, line: handler},
 		{name: "a startup's first line", line: "(APIServer pid=1) INFO 02-08 12:05:40 [api_server.py:1395] vLLM API server version 0.15.0"},
 		{name: "another server's", server: "sglang", line: handler},
+		// A request's step raised (an Ascend user's compose log, 2025).
+		{name: "vllm's input dump", line: "qwen3-vl-32b  | (EngineCore_DP0 pid=413) ERROR 11-10 12:30:57 [dump_input.py:69] Dumping input data for V1 LLM engine (v0.11.0) with config: model='/root/.cache/Qwen3-VL-32B-Instruct'", want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

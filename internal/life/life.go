@@ -209,8 +209,16 @@ func (lj *Judge) Line(text string, now time.Time) string {
 	}
 	if f := c.Failure; f != nil {
 		lj.keepAt(text, now)
-		if f.Cause != "" && lj.cause == "" {
-			lj.cause, lj.title = f.Cause, f.Title
+		cause := f
+		if q := f.Quoted(c.Msg); q != "" && f.Cause == "" {
+			// The announcement quotes the error ("Worker failed with
+			// error 'NPU out of memory ...'"): its own rule is the cause.
+			if inner := lj.memo.Classify(lj.profile, q).Failure; inner != nil && inner.Cause != "" {
+				cause = inner
+			}
+		}
+		if cause.Cause != "" && lj.cause == "" {
+			lj.cause, lj.title = cause.Cause, cause.Title
 		}
 		if f.Fatal && lj.alarm.IsZero() {
 			lj.alarm = now

@@ -120,6 +120,12 @@ func TestOffline(t *testing.T) {
 			"RuntimeError: CUDA error: an illegal memory access was encountered",
 			"vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
 		}, cause: v.CUDA, after: time.Hour},
+		// The engine's death, then the worker's quoted error (vLLM on
+		// Ascend, an Ascend user's compose log, 2025).
+		{name: "a worker's quoted error", lines: []string{
+			"(EngineCore_DP0 pid=413) ERROR 11-10 12:30:57 [core.py:710] EngineCore encountered a fatal error.",
+			"(EngineCore_DP0 pid=413) ERROR 11-10 12:30:57 [core.py:710] RuntimeError: Worker failed with error 'NPU out of memory. Tried to allocate 326.00 MiB (NPU 0; 60.96 GiB total capacity)', please check the stack trace above for the root cause",
+		}, cause: v.GPUOOM},
 		{name: "a shard died", lines: []string{"2026-01-01T10:00:00Z ERROR text_generation_launcher: Shard 1 crashed"}, cause: v.Crash},
 		// llama.cpp tools/server/server.cpp (a user's log, 2026), then
 		// what it prints while it tears down.
