@@ -152,6 +152,8 @@ func TestClassifyFailures(t *testing.T) {
 		{"advice in a warning", "tgi", "If you get `CUDA error: invalid device function` errors, the above might be the cause and the solution is to make sure a GPU with the right compute capability is visible.", "", false, false},
 		{"deprecation", "vllm", "`torch_dtype` is deprecated! Use `dtype` instead!", "", false, false},
 		{"mlir loc error", "sglang", "loc(\"/tmp/x.py\":12:3): error: operation scheduled before its operands", "", false, false},
+		// vLLM on Ascend (vllm-ascend#2146).
+		{"vllm's ops on another platform", "vllm", "(pid=13210) WARNING 07-31 19:35:15 [_custom_ops.py:20] Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")", "", false, false},
 		{"ignore import error", "sglang", "Ignore import error when loading sglang.srt.models.qwen2_audio: ModuleNotFoundError: No module named 'torchaudio'", "", false, false},
 		{"ld.so skips a preload", "vllm", "ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.", "", false, false},
 		{"nccl warn", "vllm", "node1:123:456 [0] NCCL WARN Call to bind failed: Address already in use", "", false, false},

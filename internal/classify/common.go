@@ -14,6 +14,9 @@ var benign = []Matcher{
 	fold("can be safely ignored"),
 	fold("you can ignore this"),
 	lit("Ignore import error when loading"),
+	// vllm/_custom_ops.py: its CUDA ops do not import on another
+	// platform's build (Ascend, CPU), and that build goes on without them.
+	lit("Failed to import from vllm._C with"),
 	// vLLM's SIGTERM handler (entrypoints/openai/api_server.py) raises
 	// KeyboardInterrupt("terminated"): a stop from outside, as a Ctrl-C
 	// is, not a failure.
