@@ -131,6 +131,18 @@ func (m *Memo) metBefore(key string) bool {
 	return false
 }
 
+// QuotedFailure is the rule of the error that a Quotes rule r's line msg
+// quotes, when that error's own rule names a cause; nil otherwise (also
+// for a nil r, or an r with a cause of its own).
+func (m *Memo) QuotedFailure(pr *Profile, r *FailureRule, msg string) *FailureRule {
+	if q := r.Quoted(msg); q != "" && r.Cause == "" {
+		if inner := m.Classify(pr, q).Failure; inner != nil && inner.Cause != "" {
+			return inner
+		}
+	}
+	return nil
+}
+
 // BannerServer is BannerServer(msg), remembered: explain asks it of every
 // line that may be a banner, and those repeat with every start.
 func (m *Memo) BannerServer(msg string) string {

@@ -546,13 +546,11 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	if c.Failure != nil && c.Failure.KillsOwn {
 		j.killsOwn = true
 	}
-	if q := c.Failure.Quoted(c.Msg); q != "" && c.Failure.Cause == "" {
+	if inner := j.memo.QuotedFailure(j.prof, c.Failure, c.Msg); inner != nil && len(j.signals) < maxSignals {
 		// The announcement quotes the error: its own rule is the cause,
 		// counted just before the announcement.
-		if inner := j.memo.Classify(j.prof, q).Failure; inner != nil && inner.Cause != "" && len(j.signals) < maxSignals {
-			j.seq++
-			j.signals = append(j.signals, signal{rule: inner, raw: c.Raw, msg: c.Msg, source: source, at: now, seq: j.seq})
-		}
+		j.seq++
+		j.signals = append(j.signals, signal{rule: inner, raw: c.Raw, msg: c.Msg, source: source, at: now, seq: j.seq})
 	}
 	if c.Failure != nil && c.Failure.ByKill && j.killsOwn {
 		// The server is SIGKILLing its own processes: a "Killed" now

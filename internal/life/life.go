@@ -210,12 +210,10 @@ func (lj *Judge) Line(text string, now time.Time) string {
 	if f := c.Failure; f != nil {
 		lj.keepAt(text, now)
 		cause := f
-		if q := f.Quoted(c.Msg); q != "" && f.Cause == "" {
+		if inner := lj.memo.QuotedFailure(lj.profile, f, c.Msg); inner != nil {
 			// The announcement quotes the error ("Worker failed with
 			// error 'NPU out of memory ...'"): its own rule is the cause.
-			if inner := lj.memo.Classify(lj.profile, q).Failure; inner != nil && inner.Cause != "" {
-				cause = inner
-			}
+			cause = inner
 		}
 		if cause.Cause != "" && lj.cause == "" {
 			lj.cause, lj.title = cause.Cause, cause.Title
