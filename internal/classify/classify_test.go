@@ -29,6 +29,8 @@ func TestParse(t *testing.T) {
 		{"vllm traceback frame keeps indent", "(EngineCore pid=7) ERROR 05-19 10:00:01 [core.py:866]   File \"x.py\", line 1", "  File \"x.py\", line 1", "EngineCore", "error", "vllm"},
 		{"trtllm rank", "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [E] Failed", "Failed", "MPI_Rank 1", "error", "trtllm"},
 		// 1.x (TensorRT-LLM#9554 and most users' logs since 2025).
+		{"ray task without an actor's name", "(pid=13210) WARNING 07-31 19:35:15 [_custom_ops.py:20] Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")", "Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")", "pid 13210", "warning", "vllm"},
+		{"ray task on another node", "(pid=2301, ip=10.0.0.2) INFO 07-31 19:35:13 [__init__.py:235] Platform plugin ascend is activated", "Platform plugin ascend is activated", "pid 2301", "info", "vllm"},
 		{"vllm ray actor under the driver's tag", "(APIServer pid=5332) (DPEngineCoreActor pid=5862) INFO 01-12 06:14:41 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-0.6B...", "Starting to load model Qwen/Qwen3-0.6B...", "DPEngineCoreActor", "info", "vllm"},
 		// TGI --json-output (a user's OpenShift deployment): the launcher,
 		// a shard's span, the router.
@@ -92,6 +94,9 @@ func TestParse(t *testing.T) {
 			if p.Msg != tt.msg || p.Source != tt.source || p.Level != tt.level || p.StampKind != tt.sk {
 				t.Errorf("Parse(%q) = msg %q source %q level %q stamp %q; want %q %q %q %q",
 					tt.line, p.Msg, p.Source, p.Level, p.StampKind, tt.msg, tt.source, tt.level, tt.sk)
+			}
+			if f := ParseFast(tt.line); f != p {
+				t.Errorf("ParseFast(%q) = %+v, the reference Parse %+v", tt.line, f, p)
 			}
 		})
 	}

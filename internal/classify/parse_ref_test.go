@@ -13,7 +13,7 @@ import (
 var (
 	// vLLM decorates every line of a child process: "(EngineCore_DP0 pid=7502) ",
 	// Ray a remote actor's with its node: "(RayWorkerWrapper pid=2301, ip=10.0.0.2) ".
-	vllmProcRe = regexp.MustCompile(`^\(([^()]*?) pid=(\d+)(?:, ip=[^()\s]+)?\) ?`)
+	vllmProcRe = regexp.MustCompile(`^\((?:([^()]*?) )?pid=(\d+)(?:, ip=[^()\s]+)?\) ?`)
 	// vLLM's logging header, with or without the brackets of versions
 	// before 2025-02: "INFO 05-19 10:11:12 [core.py:77] ".
 	vllmHeaderRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? \[?[^\]\s:]+:\d+\] ?`)
@@ -92,6 +92,9 @@ func Parse(line string) Parsed {
 	for range 2 {
 		if m := vllmProcRe.FindStringSubmatch(msg); m != nil {
 			p.Source = m[1]
+			if p.Source == "" {
+				p.Source = "pid " + m[2]
+			}
 			msg = msg[len(m[0]):]
 		}
 	}

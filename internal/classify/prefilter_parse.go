@@ -511,9 +511,10 @@ func spaces(s string) int {
 	return n
 }
 
-// cutVLLMProc matches vllmProcRe, `^\(([^()]*?) pid=(\d+)(?:, ip=[^()\s]+)?\) ?`: the tag
-// ends at the first parenthesis after the opening one, and its content ends
-// with " pid=" and digits.
+// cutVLLMProc matches vllmProcRe, `^\((?:([^()]*?) )?pid=(\d+)(?:, ip=[^()\s]+)?\) ?`:
+// the tag ends at the first parenthesis after the opening one, and its
+// content ends with "pid=" and digits, after a space unless it is all of
+// it. A tag without a name is named by its pid.
 func cutVLLMProc(msg string) (src string, n int, ok bool) {
 	k := 1
 	for k < len(msg) && msg[k] != '(' && msg[k] != ')' {
@@ -529,9 +530,11 @@ func cutVLLMProc(msg string) (src string, n int, ok bool) {
 		seg = seg[:j]
 	}
 	// The last " pid=" that digits alone follow is where the last "="
-	// is.
+	// is. A Ray task has no actor's name: "(pid=13210) INFO ...".
 	i := strings.LastIndexByte(seg, '=') - 4
-	if i < 0 || seg[i:i+5] != " pid=" {
+	switch {
+	case i == -1 && strings.HasPrefix(seg, "pid="):
+	case i < 0 || seg[i:i+5] != " pid=":
 		return "", 0, false
 	}
 	d := seg[i+5:]
@@ -541,6 +544,9 @@ func cutVLLMProc(msg string) (src string, n int, ok bool) {
 	n = k + 1
 	if n < len(msg) && msg[n] == ' ' {
 		n++
+	}
+	if i <= 0 {
+		return "pid " + d, n, true
 	}
 	return seg[:i], n, true
 }
