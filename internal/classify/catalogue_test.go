@@ -93,6 +93,10 @@ var failureLines = []ruleLine{
 	// with the error's number.
 	{"vllm", "nccl.cuda_failure", "[2026-04-13 19:52:24] pais-modelendpoint-8579zt8:508:508 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'"},
 	{"sglang", "nccl.cuda_failure", "node1:3113:3113 [0] transport/nvls.cc:154 NCCL WARN Cuda failure 1 'invalid argument'"},
+	// NCCL 2.27.5 under SGLang 0.5.9, two nodes over RoCE; then the
+	// form before 2.12 (a multi-node guide's log).
+	{"sglang", "nccl.ib_completion", "[2026-03-03 12:11:38] tpgds-aihub0007:185303:186751 [1] transport/net_ib.cc:2453 NCCL WARN NET/IB: Got completion from peer 10.99.91.63<51161> with status=4 opcode=32614 len=32614 vendor err 81 (Send) localGid ::ffff:10.99.92.59 remoteGids::ffff:10.99.91.63 hca mlx5_1"},
+	{"vllm", "nccl.ib_completion", "node-2:5776:5902 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion from peer 10.2.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)"},
 	{"vllm", "torch.dist_backend", "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1."},
 	{"vllm", "nccl.watchdog", "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600011 milliseconds before timing out."},
 	{"sglang", "nccl.failed_ops", "[rank1]:[E1218 20:37:21.0 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data."},
@@ -497,6 +501,13 @@ var phaseLines = []ruleLine{
 	{"tgi", "tgi.phase.warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_router_v3: backends/v3/src/lib.rs:125: Warming up model"},
 	{"tgi", "tgi.phase.shard_warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: KV-cache blocks: 12345, size: 1 rank=0"},
 	{"tgi", "tgi.phase.shard_warmup", "2026-01-08T10:00:00.123456Z  INFO text_generation_launcher: Cuda Graphs are enabled for sizes [32, 16, 8, 4, 2, 1] rank=0"},
+	// NCCL_DEBUG=INFO under SGLang 0.5.9 on two nodes (NCCL 2.27.5), and
+	// under vLLM; Gloo's line from SGLang 0.5.9 (the same log).
+	{"sglang", "nccl.phase.setup", "tpgds-aihub0007:185303:185303 [1] NCCL INFO Init timings - ncclCommInitRank: rank 1 nranks 16 total 1.21 (kernels 0.15, alloc 0.01, bootstrap 0.62, allgathers 0.02, topo 0.35, graphs 0.01, connections 0.04, rest 0.01)"},
+	{"sglang", "nccl.phase.setup", "tpgds-aihub0003:3828983:3828983 [7] NCCL INFO ncclCommInitRank comm 0x56262b389b30 rank 7 nranks 16 cudaDev 7 nvmlDev 7 busId c1000 commId 0x35712f37c64c1510 - Init COMPLETE"},
+	// A multi-node guide's log (NCCL 2.2x), with the server unknown.
+	{"", "nccl.phase.setup", "node-2:5776:5898 [0] NCCL INFO NET/IB : Using [0]ibP111p0s0:1/IB [1]rdmaP1111p0s2:1/RoCE [RO]; OOB eth0:10.2.0.4<0>"},
+	{"sglang", "sglang.phase.gloo_connected", "[Gloo] Rank 0 is connected to 15 peer ranks. Expected number of connected peer ranks is : 15"},
 }
 
 func TestPhaseLines(t *testing.T) {
@@ -963,12 +974,17 @@ func allRuleIDs(t *testing.T) []string {
 		}
 		for _, rules := range [][]PhaseRule{pr.Phases, pr.ProgressPhases} {
 			for _, r := range rules {
-				add(phaseKey(pr, &r), name(pr.Name)+"'s phases")
+				if !isNCCLPhase(r.ID) {
+					add(phaseKey(pr, &r), name(pr.Name)+"'s phases")
+				}
 			}
 		}
 		for i := range pr.Ready {
 			add(readyKey(pr, &pr.Ready[i]), name(pr.Name)+"'s ready lines")
 		}
+	}
+	for _, r := range ncclPhases {
+		add(r.ID, "the shared NCCL phases")
 	}
 	for _, r := range commonFailures {
 		add(r.ID, "the common catalogue")
@@ -985,6 +1001,17 @@ func allRuleIDs(t *testing.T) []string {
 		}
 	}
 	return ids
+}
+
+// isNCCLPhase: every profile but llama.cpp's shares the NCCL phase
+// markers (ncclPhases); each is one rule.
+func isNCCLPhase(id string) bool {
+	for _, r := range ncclPhases {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func name(server string) string {

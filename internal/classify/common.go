@@ -24,8 +24,9 @@ var benign = []Matcher{
 	lit("operation scheduled before its operands"),
 	// Every NCCL WARN but a CUDA call's failure (src/include/checks.h
 	// CUDACHECK: "Cuda failure 'ERR'", then ncclUnhandledCudaError; the
-	// failures it goes on after are INFO lines).
-	re("NCCL WARN", `NCCL WARN (?:[^C]|C[^u]|$)`),
+	// failures it goes on after are INFO lines) and the IB transport's
+	// (nccl.ib_completion).
+	re("NCCL WARN", `NCCL WARN (?:[^CN]|C[^u]|N[^E]|NE[^T]|NET[^/]|NET/[^I]|NET/I[^B]|$)`),
 	lit("NCCL INFO"),
 	lit("[Gloo]"),
 	lit("DeprecationWarning"),
@@ -142,6 +143,14 @@ var commonFailures = []FailureRule{
 	// supported' on a vGPU).
 	{ID: "nccl.cuda_failure", Matcher: re("NCCL WARN Cuda failure", `NCCL WARN Cuda failure (?:\d+ )?'`), Cause: v.NCCL, Title: "a CUDA call inside NCCL failed",
 		Hint: "the quoted CUDA error names the call's failure: check the driver and GPU visibility, and peer access between the GPUs (try NCCL_P2P_DISABLE=1, or NCCL_CUMEM_ENABLE=0 on virtual GPUs); run with NCCL_DEBUG=INFO for the call"},
+	// src/transport/net_ib.cc (and net_ib/p2p.cc, gin.cc in 2.28): a work
+	// request between two ranks completed in error ("with error 12" before
+	// 2.12, "with status=12" since, "status=IBV_WC_RETRY_EXC_ERR(12)" in
+	// 2.28), and the call returns ncclRemoteError. The collective never
+	// completes: the ranks hang until torch's watchdog (sglang 2-node
+	// logs).
+	{ID: "nccl.ib_completion", Matcher: re("Got completion from peer", `NET/IB(?:/GIN)? ?: Got completion from peer \S+ with (?:error |status=)`), Cause: v.NCCL, Title: "an InfiniBand/RoCE transfer between the ranks failed",
+		Hint: "the status names the fabric's error (12: the peer did not answer in time, 4: a local protection error, 5: flushed after an earlier error): check the links and the peer node (ibstat, ibv_devinfo), NCCL_IB_HCA and, on RoCE, NCCL_IB_GID_INDEX, and GPUDirect RDMA (nvidia-peermem); NCCL_IB_DISABLE=1 tells a fabric fault from the rest"},
 	{ID: "nccl.result", Matcher: re("nccl", `nccl(UnhandledCudaError|SystemError|InternalError|RemoteError|InvalidUsage|InvalidArgument)`), Cause: v.NCCL, Title: "NCCL failed",
 		Hint: "run with NCCL_DEBUG=INFO; check /dev/shm size in containers, GPU visibility and NCCL_SOCKET_IFNAME"},
 	{ID: "torch.dist_backend", Matcher: re("DistBackendError|DistNetworkError|DistStoreError", `DistBackendError|DistNetworkError|DistStoreError`), Cause: v.NCCL, Title: "torch.distributed initialisation failed",

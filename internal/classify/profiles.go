@@ -59,7 +59,7 @@ type Profile struct {
 var sglang = &Profile{
 	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true, LogLevelFlag: "--log-level",
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Serving, v.Warmup, v.PhaseReady},
-	Phases: []PhaseRule{
+	Phases: append([]PhaseRule{
 		{ID: "sglang.phase.server_args", Matcher: re("server_args=ServerArgs(|server_args={'", `server_args=(ServerArgs\(|\{')`), Phase: v.Init},
 		{ID: "sglang.phase.attention_backend", Matcher: lit("Attention backend not"), Phase: v.Init},
 		{ID: "sglang.phase.chat_template", Matcher: lit("chat template"), Phase: v.Init},
@@ -68,6 +68,13 @@ var sglang = &Profile{
 		// as its NCCL communicator is made: a hang in NCCL's setup stops
 		// right after it.
 		{ID: "sglang.phase.nccl_version", Matcher: lit("sglang is using nccl=="), Phase: v.Distributed},
+		// torch.distributed's Gloo groups, made beside NCCL's as
+		// init_distributed_environment runs ("[Gloo] Rank 0 is connected
+		// to 15 peer ranks. Expected number of connected peer ranks is :
+		// 15"): a hang of two nodes stops after them. (vLLM prints them
+		// unstamped, before its own stamped rank line: there they would
+		// date the step by the line before.)
+		{ID: "sglang.phase.gloo_connected", Matcher: re("[Gloo] Rank ", `^\[Gloo\] Rank \d+ is connected to \d+ peer ranks`), Phase: v.Distributed},
 		{ID: "sglang.phase.load_weight_begin", Matcher: lit("Load weight begin"), Phase: v.Weights},
 		{ID: "sglang.phase.weights_format", Matcher: lit("Using model weights format"), Phase: v.Weights},
 		{ID: "sglang.phase.local_snapshot", Matcher: lit("Found local HF snapshot"), Phase: v.Weights},
@@ -85,7 +92,7 @@ var sglang = &Profile{
 		{ID: "sglang.phase.warmup_request", Matcher: re("model_info HTTP|POST /generate HTTP|POST /v1/chat/completions HTTP|POST /encode HTTP", `"(GET /(get_)?model_info|POST /generate|POST /v1/chat/completions|POST /encode) HTTP`), Phase: v.Warmup},
 		{ID: "sglang.phase.prefill_batch", Matcher: re("Prefill batch", `^Prefill batch[ .,\[]`), Phase: v.Warmup},
 		{ID: "sglang.phase.disagg_warmup", Matcher: lit("disaggregation warmup"), Phase: v.Warmup},
-	},
+	}, ncclPhases...),
 	ProgressPhases: []PhaseRule{
 		{ID: "sglang.bar.shards", Matcher: fold("shards"), Phase: v.Weights},
 		{ID: "sglang.bar.loader", Matcher: fold("loader"), Phase: v.Weights},
@@ -206,7 +213,7 @@ var vllm = &Profile{
 	// (v1/worker/gpu_model_runner.py).
 	MemberReady: []string{"init engine (profile, create kv cache, warmup model) took", "Graph capturing finished in"},
 	Order:       []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Compile, v.KVCache, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
-	Phases: []PhaseRule{
+	Phases: append([]PhaseRule{
 		{ID: "vllm.phase.launch_version", Matcher: re("vLLM API server version|vLLM server version", `vLLM (API )?server version`), Phase: v.Launch},
 		{ID: "vllm.phase.non_default_args", Matcher: lit("non-default args:"), Phase: v.Init},
 		{ID: "vllm.phase.args_namespace", Matcher: lit("args: Namespace("), Phase: v.Init},
@@ -263,7 +270,7 @@ var vllm = &Profile{
 		{ID: "vllm.phase.routes", Matcher: lit("Available routes are"), Phase: v.Serving},
 		{ID: "vllm.phase.started_process", Matcher: lit("Started server process"), Phase: v.Serving},
 		{ID: "vllm.phase.startup_complete", Matcher: lit("Application startup complete"), Phase: v.Serving},
-	},
+	}, ncclPhases...),
 	ProgressPhases: []PhaseRule{
 		{ID: "vllm.bar.shards", Matcher: fold("shards"), Phase: v.Weights},
 		{ID: "vllm.bar.loader", Matcher: fold("loader"), Phase: v.Weights},
@@ -438,7 +445,7 @@ var vllm = &Profile{
 var trtllm = &Profile{
 	Name: "trtllm", DefaultPort: 8000, HealthPath: "/health",
 	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Warmup, v.Serving, v.PhaseReady},
-	Phases: []PhaseRule{
+	Phases: append([]PhaseRule{
 		// tensorrt_llm/_common.py (0.2x-1.x): the first line of every start.
 		{ID: "trtllm.phase.version", Matcher: re("TensorRT LLM version|TensorRT-LLM version", `TensorRT[ -]LLM version: `), Phase: v.Launch},
 		{ID: "trtllm.phase.llm_args", Matcher: fold("llm args"), Phase: v.Init},
@@ -489,7 +496,7 @@ var trtllm = &Profile{
 		{ID: "trtllm.phase.warmup", Matcher: fold("warm"), Phase: v.Warmup},
 		{ID: "trtllm.phase.started_process", Matcher: lit("Started server process"), Phase: v.Serving},
 		{ID: "trtllm.phase.startup_complete", Matcher: lit("Application startup complete"), Phase: v.Serving},
-	},
+	}, ncclPhases...),
 	ProgressPhases: []PhaseRule{
 		{ID: "trtllm.bar.load", Matcher: fold("load"), Phase: v.Weights},
 		{ID: "trtllm.bar.capturing", Matcher: fold("captur"), Phase: v.CUDAGraph},
@@ -709,7 +716,7 @@ var tgi = &Profile{
 	// the shard's loguru lines stamped from its start.
 	Replays: []string{"Shard complete standard error output:"},
 	Order:   []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
-	Phases: []PhaseRule{
+	Phases: append([]PhaseRule{
 		{ID: "tgi.phase.args", Matcher: re("Args {", `^Args \{`), Phase: v.Init},
 		// launcher/src/main.rs (2.x-3.x).
 		{ID: "tgi.phase.attention", Matcher: re("Using attention|Sharding model on", `^Using attention \S+ - Prefix caching|^Sharding model on \d+ processes`), Phase: v.Init},
@@ -720,7 +727,7 @@ var tgi = &Profile{
 		// server/text_generation_server/models/flash_causal_lm.py (3.x):
 		// printed by the shards during the router's warmup call.
 		{ID: "tgi.phase.shard_warmup", Matcher: re("KV-cache blocks:|Cuda Graphs are enabled for sizes", `^KV-cache blocks: \d+|^Cuda Graphs are enabled for sizes`), Phase: v.Warmup},
-	},
+	}, ncclPhases...),
 	Failures: []FailureRule{
 		// launcher/src/main.rs (2.x-3.3): "Shard {rank} failed to start",
 		// "Shard {rank} crashed", "Shard complete standard error output:".
@@ -834,7 +841,21 @@ var tgi = &Profile{
 // failures and nothing server-specific.
 var generic = &Profile{
 	Name: "", HealthPath: "/health",
-	Order: v.Phases,
+	Order:  v.Phases,
+	Phases: ncclPhases,
+}
+
+// ncclPhases are the lines of the libraries every multi-GPU server (all
+// but llama.cpp) makes its process groups with, after its own phase
+// markers: a log that starts inside NCCL_DEBUG=INFO's output, or a start
+// that hangs in it, is in distributed. Only the setup's lines are
+// markers: a phase line from a rank keeps none of its errors, and NCCL
+// reports a failure's unwinding at INFO too ("NCCL INFO
+// transport/net.cc:1227 -> 6").
+var ncclPhases = []PhaseRule{
+	// src/init.cc, src/bootstrap.cc, src/graph/*, the net plugins
+	// (2.1x-2.28).
+	{ID: "nccl.phase.setup", Matcher: re("NCCL INFO", `NCCL INFO (?:Bootstrap|NCCL version|cudaDriverVersion|ncclCommInitRank|comm 0x[0-9a-f]+ rank \d|Init COMPLETE|Init timings|NET/|TUNER/|Using network|Comm config|Channel \d|Connected all|threadThresholds|Setting affinity|P2P Chunksize|Symmetric memory)`), Phase: v.Distributed},
 }
 
 // Profiles are the known server kinds by name.

@@ -1126,3 +1126,28 @@ func TestEndsInACutTraceback(t *testing.T) {
 		})
 	}
 }
+
+// TestNCCLTransportFailure: a log of NCCL_DEBUG=INFO output (SGLang
+// 0.5.9, two nodes over RoCE; its user said it hangs there) is in the
+// distributed step from NCCL's setup lines on, and the IB transport's
+// WARN is the failure: not an error NCCL goes on after.
+func TestNCCLTransportFailure(t *testing.T) {
+	warn := "[2026-03-03 12:11:38] tpgds-aihub0007:185303:186751 [1] transport/net_ib.cc:2453 NCCL WARN NET/IB: Got completion from peer 10.99.91.63<51161> with status=4 opcode=32614 len=32614 vendor err 81 (Send) localGid ::ffff:10.99.92.59 remoteGids::ffff:10.99.91.63 hca mlx5_1"
+	log := "tpgds-aihub0007:177792:177792 [5] NCCL INFO Init timings - ncclCommInitRank: rank 5 nranks 16 total 1.58 (kernels 0.26, alloc 0.97, bootstrap 0.07, allgathers 0.01, topo 0.06, graphs 0.00, connections 0.21, rest 0.00)\n" +
+		"tpgds-aihub0007:177794:177794 [7] NCCL INFO AllReduce: opCount 0 sendbuff 0x7fb201e00400 recvbuff 0x7fb201e00400 count 1 datatype 7 op 0 root 0 comm 0x558f79e65f00 [nranks=16] stream 0x558f83fe3ca0\n" +
+		"tpgds-aihub0007:177794:177794 [7] NCCL INFO misc/utils.cc:233 memory stack hunk malloc(65536)\n" +
+		"\n" + warn + "\n" +
+		"tpgds-aihub0007:185303:186751 [1] NCCL INFO transport/net.cc:1227 -> 6\n"
+	r := oneRun(t, log, Options{Now: now})
+	if r.Verdict != v.Failed || r.Cause != v.NCCL || r.Phase != v.Distributed || r.RuleID != "nccl.ib_completion" {
+		t.Fatalf("%q %q in %q by %q: %s; want failed: nccl in distributed by nccl.ib_completion", r.Verdict, r.Cause, r.Phase, r.RuleID, r.Summary)
+	}
+	if len(r.Evidence) == 0 || r.Evidence[0] != warn {
+		t.Errorf("evidence %q; want the WARN first", r.Evidence)
+	}
+	// Without the WARN, the same lines end in distributed with no verdict.
+	r = oneRun(t, strings.Replace(log, warn+"\n", "", 1), Options{Now: now})
+	if r.Verdict != "" || r.Phase != v.Distributed {
+		t.Errorf("without the WARN: %q in %q; want no verdict in distributed", r.Verdict, r.Phase)
+	}
+}
