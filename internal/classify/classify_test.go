@@ -322,6 +322,13 @@ func TestDetect(t *testing.T) {
 		`sglang-1  | [2026-05-19 09:38:34] INFO:     127.0.0.1:43162 - "GET /model_info HTTP/1.1" 200 OK`: "sglang",
 		"(APIServer pid=1) INFO:     Started server process [1]":                                          "vllm",
 		"note:  [2026-05-19 09:38:33] WARNING:  Invalid HTTP request received.":                           "sglang",
+		// Tails of serving (2024-2026): vLLM's V0 workers and engine
+		// stats; llama-server's request handling, under journald.
+		"(VllmWorkerProcess pid=3106) WARNING 10-12 22:31:22 shm_broadcast.py:396] No available block found in 60 second. ":                                                                                                       "vllm",
+		"INFO 06-11 11:46:37 [loggers.py:118] Engine 000: Avg prompt throughput: 1.9 tokens/s, Avg generation throughput: 10.3 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%": "vllm",
+		"May 21 07:22:52 helium-cuda llm-server-start[59332]: srv  log_server_r: done request: POST /v1/chat/completions 192.168.122.1 200":                                                                                       "llamacpp",
+		"May 21 07:23:00 helium-cuda llm-server-start[59332]: slot launch_slot_: id  0 | task 2069 | processing task, is_child = 0":                                                                                               "llamacpp",
+		"May 21 07:23:00 helium-cuda llm-server-start[59332]: slot update_slots: id  0 | task 2069 | new prompt, n_ctx_slot = 262144, n_keep = 0, task.n_tokens = 20":                                                             "llamacpp",
 		// Any rank's tag, in a log cut after its start (2026).
 		"[2026-02-25 16:40:53 TP9] Init torch distributed begin.":                                                                                "sglang",
 		"node1 | [2026-03-03 12:25:47 DP1 TP3 EP3] Scheduler hit a snag":                                                                         "sglang",

@@ -175,7 +175,11 @@ var sglang = &Profile{
 		// "Initialization failed. warmup error: ...".
 		{ID: "sglang.init_failed", Matcher: re("Initialization failed", `^Initialization failed\.`), Fatal: true, Title: "initialization failed"},
 		// managers/scheduler.py watchdog thread (0.4-0.5.x).
-		{ID: "sglang.watchdog", Matcher: re("atchdog timeout", `[Ww]atchdog timeout \(`), Fatal: true, Title: "SGLang's watchdog found a stuck scheduler"},
+		// It fires when a batch ran and the forward count did not move for
+		// --watchdog-timeout seconds, then SIGQUITs the launcher: the
+		// warmup's batch or a served one stuck (sglang#3752).
+		{ID: "sglang.watchdog", Matcher: re("atchdog timeout", `[Ww]atchdog timeout \(`), Cause: v.Crash, Fatal: true, Title: "SGLang's watchdog found a stuck scheduler",
+			Hint: "a forward made no progress for --watchdog-timeout seconds, most often a collective that one rank never joined or a kernel that hangs: run py-spy dump on the scheduler processes while it hangs, check NCCL between the GPUs (NCCL_DEBUG=INFO), and raise --watchdog-timeout only if one step really takes that long"},
 		// srt/utils.py wait_port_available (0.4-0.5.x): "{port_name} at
 		// {port} is not available in {timeout} seconds".
 		{ID: "sglang.port_check", Matcher: re("Port is already in use|is not available in", `Port is already in use|at \d+ is not available in \d+ seconds`), Cause: v.PortInUse, Fatal: true, Title: "a port SGLang needs is already taken",
@@ -427,12 +431,15 @@ var vllm = &Profile{
 	},
 	Notable: vllmNotable,
 	// (Its processes' own tags too, which a pasted tail keeps: the API
-	// server's, the V1 workers' (v1/executor/multiproc_executor.py), Ray's
-	// worker actors'; and entrypoints/openai/api_server.py's listening
+	// server's, the workers' ("(VllmWorker rank=N", V1's
+	// v1/executor/multiproc_executor.py; "(VllmWorkerProcess pid=", V0's),
+	// Ray's worker actors'; entrypoints/openai/api_server.py's listening
 	// line, "Starting vLLM API server N on" (0.8-0.11) and "Starting vLLM
-	// server on" (0.12 and later).)
+	// server on" (0.12 and later); and the engine's stats while serving,
+	// "Avg prompt throughput: " (v1/metrics/loggers.py, V0's
+	// engine/metrics.py).)
 	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints", "vllm/entrypoints/",
-		"(APIServer pid=", "(VllmWorker rank=", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http",
+		"(APIServer pid=", "(VllmWorker", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http", "Avg prompt throughput: ",
 		// argparse's own lines for the vllm command.
 		"usage: vllm ", "vllm: error: "},
 	// v1/engine/async_llm.py: the output handler reads the engine core's
@@ -706,7 +713,17 @@ var llamacpp = &Profile{
 	// loading model", the loader's load_all_data, and
 	// tools/server/server-http.cpp's bind lines.)
 	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "srv  llama_server:", "load_model: loading model", "llama_context:", "common_init_from_params:", "common_init_result:", "log_info: verbosity",
-		"llama_model_load: ", "load_all_data: ", "couldn't bind HTTP server socket", "main: server is listening on"},
+		"llama_model_load: ", "load_all_data: ", "couldn't bind HTTP server socket", "main: server is listening on",
+		// tools/server/server-common.h SRV_*/SLT_* ("srv  %12.*s: ",
+		// "slot %12.*s: id %2d | task %d | "): a tail of serving. (All
+		// servers' literals share one 64-bit set: a few that every
+		// request prints.)
+		"srv  log_server_r: ", "slot update_slots: id ", "slot launch_slot_: id "},
+	// Lines of a request's handling (server-context.cpp, b10587 and
+	// builds since 2024-10): the warmup decodes without a slot, so only
+	// a started server prints them. (Not log_server_r's: a health probe's
+	// 503 comes while it loads.)
+	ServingOnly: []string{"slot launch_slot_: id ", "slot update_slots: id ", "slot print_timing: id ", "slot create_check: id ", "slot get_availabl: id ", "slot      release: id ", "srv  params_from_: "},
 }
 
 var tgi = &Profile{
@@ -715,7 +732,11 @@ var tgi = &Profile{
 	// tracing::error!("Shard complete standard error output:\n{err}"),
 	// the shard's loguru lines stamped from its start.
 	Replays: []string{"Shard complete standard error output:"},
-	Order:   []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
+	// launcher/src/main.rs (2.x-3.3): the launcher's main loop, once the
+	// webserver runs, ends with ShardFailed when a shard dies ("Shard N
+	// crashed"); while starting, a shard's death is ShardCannotStart.
+	ServingOnly: []string{"Error: ShardFailed"},
+	Order:       []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: append([]PhaseRule{
 		{ID: "tgi.phase.args", Matcher: re("Args {", `^Args \{`), Phase: v.Init},
 		// launcher/src/main.rs (2.x-3.x).
