@@ -42,27 +42,10 @@ func containsBy(s, lit string, k int) bool {
 // request means the server answers; other statuses count only from health
 // endpoints. Offline, these answers stand in for the prober's.
 func AccessHealth(line string) (observe.Health, bool) {
-	var method, path string
-	code := 0
-	if i := strings.Index(line, " HTTP/1."); i > 0 {
-		q := strings.LastIndexByte(line[:i], '"')
-		if q < 0 {
-			return observe.Health{}, false
-		}
-		method, path, _ = strings.Cut(line[q+1:i], " ")
-		code = statusAfter(line[i+1:])
-	} else if i := strings.Index(line, "request: "); i >= 0 {
-		f := strings.Fields(line[i+9:])
-		if len(f) < 4 {
-			return observe.Health{}, false
-		}
-		method, path = f[0], f[1]
-		code = leadingStatus(f[3])
-	}
-	if method == "" || code < 100 || code > 599 {
+	_, path, code := access(line)
+	if code == 0 {
 		return observe.Health{}, false
 	}
-	path, _, _ = strings.Cut(path, "?")
 	switch {
 	case code >= 200 && code < 300:
 		return observe.Health{State: observe.HealthOK, Code: code}, true
@@ -73,6 +56,46 @@ func AccessHealth(line string) (observe.Health, bool) {
 		return observe.Health{State: observe.HealthStarting, Code: code}, true
 	}
 	return observe.Health{State: observe.HealthOther, Code: code}, true
+}
+
+// access reads an access-log line's request and status (code 0: not
+// one).
+func access(line string) (method, path string, code int) {
+	if i := strings.Index(line, " HTTP/1."); i > 0 {
+		q := strings.LastIndexByte(line[:i], '"')
+		if q < 0 {
+			return "", "", 0
+		}
+		method, path, _ = strings.Cut(line[q+1:i], " ")
+		code = statusAfter(line[i+1:])
+	} else if i := strings.Index(line, "request: "); i >= 0 {
+		f := strings.Fields(line[i+9:])
+		if len(f) < 4 {
+			return "", "", 0
+		}
+		method, path = f[0], f[1]
+		code = leadingStatus(f[3])
+	}
+	if method == "" || code < 100 || code > 599 {
+		return "", "", 0
+	}
+	path, _, _ = strings.Cut(path, "?")
+	return method, path, code
+}
+
+// ServedRequest reports whether line is an access-log line of a POST to
+// the server's API answered 2xx, and its path: a started server's work
+// (while one loads it answers 503, or not at all). SGLang's own warmup
+// request, before its ready line, is one too: "POST /generate".
+func ServedRequest(line string) (path string, ok bool) {
+	if !MayBeAccess(line) {
+		return "", false
+	}
+	method, path, code := access(line)
+	if method != "POST" || code < 200 || code > 299 || healthPaths[path] {
+		return "", false
+	}
+	return path, true
 }
 
 // statusAfter reads the status after `1.1" ` in an access line.

@@ -30,6 +30,32 @@ func TestAccessHealth(t *testing.T) {
 	}
 }
 
+// TestServedRequest: a POST to the API answered 2xx is a started
+// server's work; health probes and failed requests are not.
+func TestServedRequest(t *testing.T) {
+	tests := []struct {
+		name, line, path string
+		ok               bool
+	}{
+		{"llama.cpp under journald", "May 21 07:22:52 helium-cuda llm-server-start[59332]: srv  log_server_r: done request: POST /v1/chat/completions 192.168.122.1 200", "/v1/chat/completions", true},
+		{"sglang's uvicorn", `[2025-08-02 19:24:20] INFO:     172.16.19.148:48276 - "POST /v1/completions HTTP/1.1" 200 OK`, "/v1/completions", true},
+		{"vllm's uvicorn", `(APIServer pid=1194908) INFO:     172.22.0.188:49602 - "POST /v1/chat/completions HTTP/1.1" 200 OK`, "/v1/chat/completions", true},
+		{"a health probe", `INFO:     127.0.0.1:4 - "GET /health HTTP/1.1" 200 OK`, "", false},
+		{"a POST to a health endpoint", `INFO:     127.0.0.1:4 - "POST /health_generate HTTP/1.1" 200 OK`, "", false},
+		{"loading", "srv  log_server_r: request: POST /completion 127.0.0.1 503", "", false},
+		{"a GET of the API", `INFO:     127.0.0.1:4 - "GET /v1/models HTTP/1.1" 200 OK`, "", false},
+		{"not an access line", "POST /v1/completions 200", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, ok := ServedRequest(tt.line)
+			if ok != tt.ok || path != tt.path {
+				t.Errorf("ServedRequest = %q, %v; want %q, %v", path, ok, tt.path, tt.ok)
+			}
+		})
+	}
+}
+
 // FuzzContainsBy: containsBy is strings.Contains, whichever byte it
 // searches for.
 func FuzzContainsBy(f *testing.F) {
