@@ -148,6 +148,9 @@ type Judge struct {
 	badRun            int
 	badFirst, badLast observe.Health
 	badFrom           time.Time
+	// exceptionKept: the evidence was full, and its last line was given to
+	// an exception after it.
+	exceptionKept bool
 }
 
 // OfflineBadAnswers is how many failing health answers in a row, with no
@@ -225,6 +228,13 @@ func (lj *Judge) Line(text string, now time.Time) string {
 		return ""
 	}
 	if c.IsError() && len(lj.evidence) > 0 {
+		if len(lj.evidence) == maxEvidence && c.Exception && !lj.exceptionKept {
+			// A traceback longer than the evidence: its exception, the
+			// line that says what went wrong, takes the last place.
+			lj.evidence[maxEvidence-1] = text
+			lj.exceptionKept = true
+			return ""
+		}
 		lj.keep(text)
 	}
 	return ""

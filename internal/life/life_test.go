@@ -259,3 +259,42 @@ func TestOfflineHealth(t *testing.T) {
 		})
 	}
 }
+
+// TestEvidenceKeepsTheException: a traceback longer than the evidence
+// still shows its exception, the line that says what went wrong (vLLM
+// on Ascend, a user's log, 2026).
+func TestEvidenceKeepsTheException(t *testing.T) {
+	lines := []string{
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868] EngineCore encountered a fatal error.",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868] Traceback (most recent call last):",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]   File \"/data/mnj/code/vllm/vllm/v1/engine/core.py\", line 859, in run_engine_core",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]     engine_core.run_busy_loop()",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]   File \"/data/mnj/code/vllm/vllm/v1/engine/core.py\", line 886, in run_busy_loop",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]     self._process_engine_step()",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]   File \"/data/mnj/code/vllm/vllm/v1/engine/core.py\", line 919, in _process_engine_step",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]     outputs, model_executed = self.step_fn()",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]                               ^^^^^^^^^^^^^^",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]   File \"/data/mnj/code/vllm/vllm/v1/engine/core.py\", line 358, in step",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]     engine_core_outputs = self.scheduler.update_from_output(",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]   File \"/data/mnj/code/vllm/vllm/v1/core/sched/scheduler.py\", line 1223, in update_from_output",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]     self._update_from_kv_xfer_finished(kv_connector_output)",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]   File \"/data/mnj/code/vllm/vllm/v1/core/sched/scheduler.py\", line 1650, in _update_from_kv_xfer_finished",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]     assert req_id in self.requests",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]            ^^^^^^^^^^^^^^^^^^^^^^^",
+		"(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868] AssertionError",
+	}
+	lj := New(Config{Server: "vllm"})
+	at := time.Date(2026, 1, 12, 1, 32, 33, 0, time.UTC)
+	for _, l := range lines {
+		lj.Line(l, at)
+	}
+	end := lj.Offline()
+	if end == nil || end.How != Died {
+		t.Fatalf("end %+v, want died", end)
+	}
+	ev := end.Evidence
+	if len(ev) != maxEvidence || ev[0] != lines[0] || !strings.HasSuffix(ev[len(ev)-1], "] AssertionError") {
+		t.Errorf("evidence %q; want the engine's death first and the AssertionError last, %d lines", ev, maxEvidence)
+	}
+}
