@@ -1151,3 +1151,53 @@ func TestNCCLTransportFailure(t *testing.T) {
 		t.Errorf("without the WARN: %q in %q; want no verdict in distributed", r.Verdict, r.Phase)
 	}
 }
+
+// TestTailsOfServing: users' logs that begin while the server served,
+// some lines before the one that shows it (a launcher's last words), are
+// ready before they begin, and all of their lines are the life after
+// ready.
+func TestTailsOfServing(t *testing.T) {
+	tests := []struct {
+		name, log string
+		server    string
+		how       string
+		cause     v.Cause
+		evidence  string // in the life's evidence
+	}{
+		// A fork of llama-server on Windows, with its default prefix
+		// (2026): the assert has none.
+		{"llama.cpp aborts", "26.12.365.673 W slot create_check: id  3 | task 11647 | created context checkpoint 32 of 32 (pos_min = 135669, pos_max = 135669, n_tokens = 135670, size = 682.175 MiB)\n" +
+			"26.12.467.002 I srv  log_server_r: done request: POST /v1/chat/completions 10.1.1.11 200\n" +
+			`E:\AI-models\llm-server-build\src-njannasch\ggml\src\ggml.c:1808: GGML_ASSERT(obj_new) failed` + "\n",
+			"llamacpp", LifeDied, v.Crash, "GGML_ASSERT(obj_new) failed"},
+		// TGI#2280: ShardFailed ends the launcher only once its webserver
+		// runs.
+		{"tgi's shard died", "2024-07-22T19:57:05.908774Z  INFO shard-manager: text_generation_launcher: shard terminated rank=3\n" +
+			"2024-07-22T19:57:06.504541Z  INFO shard-manager: text_generation_launcher: shard terminated rank=2\n" +
+			"Error: ShardFailed\n",
+			"tgi", LifeDied, v.Crash, "Error: ShardFailed"},
+		// vLLM on Ascend, two DP engines (vllm-ascend#1170): the server is
+		// named by the lines after the served request.
+		{"vllm named after ready", "....INFO:     127.0.0.1:51658 - \"POST /v1/completions HTTP/1.1\" 200 OK\n" +
+			"INFO 06-11 11:46:37 [loggers.py:118] Engine 000: Avg prompt throughput: 1.9 tokens/s, Avg generation throughput: 10.3 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%\n" +
+			"(EngineCore_0 pid=2651) ERROR 06-11 11:46:39 [core.py:517] EngineCore encountered a fatal error.\n" +
+			"(EngineCore_0 pid=2651) ERROR 06-11 11:46:39 [core.py:517] AttributeError: 'DPEngineCoreProc' object has no attribute 'dp_rank'\n",
+			"vllm", LifeDied, v.Crash, "AttributeError"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := oneRun(t, tt.log, Options{Now: now})
+			if r.Verdict != v.Ready || r.Server != tt.server || !strings.Contains(r.Summary, "already serving where the log begins") {
+				t.Fatalf("%q %q: %s; want %s already serving", r.Verdict, r.Server, r.Summary, tt.server)
+			}
+			for _, p := range r.Phases {
+				if p.Seconds != 0 {
+					t.Errorf("phase %s took %vs; no step of a start is in the log", p.Name, p.Seconds)
+				}
+			}
+			if r.Life == nil || r.Life.How != tt.how || r.Life.Cause != tt.cause || !strings.Contains(strings.Join(r.Life.Evidence, "\n"), tt.evidence) {
+				t.Errorf("after ready %+v; want %s: %s with %q", r.Life, tt.how, tt.cause, tt.evidence)
+			}
+		})
+	}
+}

@@ -70,11 +70,24 @@ func (lt *lifeTail) push(a *arena, no int64, text string, t int64) {
 	lt.n++
 }
 
+// server names the server whose lines the tail holds, or "".
+func (lt *lifeTail) server() string {
+	if lt == nil {
+		return ""
+	}
+	for i := max(0, lt.n-tailSize); i < lt.n; i++ {
+		if k := classify.DetectLog(lt.lines[i%tailSize].text); k != "" {
+			return k
+		}
+	}
+	return ""
+}
+
 // keepTail keeps the last lines of [from, to) that came after st's ready
 // verdict. An idle run's lines are only counted as they pass, so this is
 // where the few that may tell its end are read.
 func (c *chunk) keepTail(st *runState, from, to int, sp *stamp.Reader) {
-	if st == nil || st.readyLine == 0 {
+	if st == nil || st.readyLine == 0 && !st.idle() {
 		return
 	}
 	if st.tail == nil {

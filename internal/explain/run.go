@@ -68,7 +68,10 @@ type runState struct {
 	// run.
 	readyLine int64
 	tail      *lifeTail // (made once there is a ready line: most runs of a crash loop never have one)
-	atLogEnd  bool
+	// servingAtStart: a line before any step of a start showed the server
+	// serving (judge.BeginsServing): the log begins mid-serving.
+	servingAtStart bool
+	atLogEnd       bool
 	// memo is the classifier memo of the goroutine judging the run now,
 	// text its arena for the lines the run keeps.
 	memo *classify.Memo
@@ -181,9 +184,12 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 		return
 	}
 	st.still = false
-	if l.No == st.first && st.j.BeginsServing(text, now) {
+	if len(st.spans) == 1 && st.j.BeginsServing(text, now) {
 		st.drain()
-		st.tick(now)
+		if st.tick(now) {
+			// All of the run is its life after ready, this line too.
+			st.readyLine, st.servingAtStart = st.first-1, true
+		}
 		return
 	}
 	spans := len(st.spans)
@@ -432,6 +438,11 @@ func (st *runState) finish() *Run {
 	// cannot be timed (a clock set back, lines pasted out of order): no
 	// negative durations.
 	backwards := st.end < st.start || st.result != nil && st.result.At.UnixNano() < st.start
+	if st.server == "" && st.idle() {
+		// Ready before any line named the server (a log that begins
+		// mid-serving): the lines after ready may.
+		st.server = st.tail.server()
+	}
 	r := &Run{
 		Server:    st.server,
 		FirstLine: st.first,
@@ -454,13 +465,21 @@ func (st *runState) finish() *Run {
 		if r.Timed && at.After(r.End) {
 			at = r.End
 		}
+		if st.servingAtStart && r.Timed {
+			// No step of a start is in the log: its lines before the one
+			// that showed it serving are its life's.
+			for i := range st.spans {
+				st.spans[i].Start = r.Start
+			}
+			at = r.Start
+		}
 		r.Phases = phases(st.spans, r.Start, at, r.Timed, res.Verdict == v.Ready)
 		if res.Verdict == v.Ready {
-			r.Life = st.lifeAfterReady(res.At, r.Timed)
+			r.Life = st.lifeAfterReady(at, r.Timed)
 		}
 		switch {
 		case res.Verdict != v.Ready:
-		case onlyServing(st.spans) && (st.readyLine == st.first || r.Timed && !res.At.After(r.Start)):
+		case onlyServing(st.spans) && (st.servingAtStart || st.readyLine == st.first || r.Timed && !res.At.After(r.Start)):
 			// Ready at its first line, through no startup step: the log
 			// begins mid-serving (a rotated file, kubectl logs --since, a
 			// pasted crash), and how long the start took is not in it.

@@ -187,6 +187,8 @@ type Judge struct {
 	// servingBefore is the line that showed the log begins mid-serving
 	// (BeginsServing).
 	servingBefore string
+	// sawStep: a line marked a step of the start (its banner too).
+	sawStep bool
 	// lines counts the lines fed, upLines at the first up line; waiting
 	// is a ready verdict held for the answers after its line, holdReady
 	// set by the rule that asks for that (readiness.go).
@@ -435,6 +437,9 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	// call) is not the server reaching it.
 	if c.Failure != nil && c.Failure.Reached != "" {
 		j.advance(c.Failure.Reached, false, c.Source, now)
+	}
+	if c.Phase != "" {
+		j.sawStep = true
 	}
 	if c.Phase != "" && c.Failure == nil && !c.Exception {
 		j.advance(c.Phase, c.Back, c.Source, now)
@@ -802,19 +807,28 @@ func (j *Judge) Smoke(r observe.SmokeResult, now time.Time) {
 	j.emit(now, observe.Smoke{OK: r.OK, Reason: r.Reason, Answer: r.Answer, LatencyMS: r.Latency.Milliseconds(), Endpoint: r.Endpoint})
 }
 
-// BeginsServing is for the offline judge, given its log's first line
-// before Line: when it is one only a started server prints (a pasted
-// crash, a rotated file), readiness passed before the log began, and the
-// next Tick says so with the line as its evidence.
+// BeginsServing is for the offline judge, given each line before Line
+// until the server reached a step: when it is one only a started server
+// prints (a pasted crash, a rotated file, a launcher's last words), or a
+// request to its API that it served, readiness passed before the log
+// began, and the next Tick says so with the line as its evidence.
 func (j *Judge) BeginsServing(line string, now time.Time) bool {
-	if j.result != nil || j.lines > 0 || !classify.MayBeServingOnly(line) {
+	if j.result != nil || j.sawStep || !j.fatalAt.IsZero() || j.readyLine {
+		return false
+	}
+	path, served := classify.ServedRequest(line)
+	if !served && !classify.MayBeServingOnly(line) {
 		return false
 	}
 	kind := j.server
 	if kind == "" {
 		kind = classify.DetectLog(line)
 	}
-	if !classify.ServingOnly(classify.Lookup(kind), line) {
+	if served {
+		if path == "/generate" && (kind == "sglang" || kind == "") {
+			return false // SGLang's warmup request, maybe
+		}
+	} else if !classify.ServingOnly(classify.Lookup(kind), line) {
 		return false
 	}
 	if kind != j.server {

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 	"time"
@@ -154,8 +155,9 @@ func TestLiveReadinessIsTheDefault(t *testing.T) {
 	}
 }
 
-// TestBeginsServing: offline, a log whose first line only a started server
-// prints (a crash pasted without its start) was ready before it began.
+// TestBeginsServing: offline, a log with a line only a started server
+// prints (a crash pasted without its start), or a request it served,
+// before any step of a start, was ready before it began.
 func TestBeginsServing(t *testing.T) {
 	handler := "(APIServer pid=1) ERROR 02-08 12:05:52 [async_llm.py:693] AsyncLLM output_handler failed."
 	tests := []struct {
@@ -163,6 +165,7 @@ func TestBeginsServing(t *testing.T) {
 		before       []string // lines fed first
 		line         string
 		want         bool
+		named        string // the server named then (default vllm)
 	}{
 		{name: "vllm's output handler, the server not yet named", line: handler, want: true},
 		{name: "vllm's output handler, vllm named", server: "vllm", line: handler, want: true},
@@ -171,6 +174,13 @@ func TestBeginsServing(t *testing.T) {
 		{name: "another server's", server: "sglang", line: handler},
 		// A request's step raised (an Ascend user's compose log, 2025).
 		{name: "vllm's input dump", line: "qwen3-vl-32b  | (EngineCore_DP0 pid=413) ERROR 11-10 12:30:57 [dump_input.py:69] Dumping input data for V1 LLM engine (v0.11.0) with config: model='/root/.cache/Qwen3-VL-32B-Instruct'", want: true},
+		// A fork of llama-server on Windows, its log's last lines (2026).
+		{name: "llama.cpp's slot at work", line: "26.12.365.673 W slot create_check: id  3 | task 11647 | created context checkpoint 32 of 32 (pos_min = 135669, pos_max = 135669, n_tokens = 135670, size = 682.175 MiB)", want: true, named: "llamacpp"},
+		{name: "a request served", line: "May 21 07:22:52 helium-cuda llm-server-start[59332]: srv  log_server_r: done request: POST /v1/chat/completions 192.168.122.1 200", want: true, named: "llamacpp"},
+		{name: "sglang's warmup request", server: "sglang", line: `[2026-05-19 09:38:34] INFO:     127.0.0.1:43162 - "POST /generate HTTP/1.1" 200 OK`},
+		// TGI#2280: a tail of the launcher's lines.
+		{name: "tgi's launcher after its shards' lines", before: []string{"2024-07-22T19:57:05.908774Z  INFO shard-manager: text_generation_launcher: shard terminated rank=3"}, line: "Error: ShardFailed", want: true, named: "tgi"},
+		{name: "a served request after a step", server: "vllm", before: []string{"(EngineCore_DP0 pid=1) INFO 06-11 11:46:30 [gpu_model_runner.py:1] Starting to load model x..."}, line: `(APIServer pid=1) INFO:     127.0.0.1:4 - "POST /v1/completions HTTP/1.1" 200 OK`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,8 +199,9 @@ func TestBeginsServing(t *testing.T) {
 				}
 				return
 			}
-			if r == nil || r.Verdict != v.Ready || r.Server != "vllm" || len(r.Evidence) != 1 || r.Evidence[0] != tt.line {
-				t.Fatalf("got %+v, want vllm ready with the line as evidence", r)
+			named := cmp.Or(tt.named, "vllm")
+			if r == nil || r.Verdict != v.Ready || r.Server != named || len(r.Evidence) != 1 || r.Evidence[0] != tt.line {
+				t.Fatalf("got %+v, want %s ready with the line as evidence", r, named)
 			}
 		})
 	}
