@@ -637,6 +637,20 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	}
 }
 
+// reached records a step that only an error's traceback showed the start
+// in, from at (no earlier than the step before).
+func (j *Judge) reached(ph v.Phase, at time.Time) {
+	if at.Before(j.phaseAt) {
+		at = j.phaseAt
+	}
+	from := j.phase
+	j.phase, j.phaseIx, j.phaseAt = ph, j.prof.Index(ph), at
+	if len(j.spans) < maxSpans {
+		j.spans = append(j.spans, observe.PhaseSpan{Phase: ph, Start: at})
+	}
+	j.emit(at, observe.PhaseChange{Phase: string(ph), From: string(from)})
+}
+
 // dropSignals forgets the errors source printed, unless a fatal line
 // said that they ended the start.
 func (j *Judge) dropSignals(source string) {
@@ -1213,8 +1227,10 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Evidence = j.withUnexplained(root, r.Evidence)
 	}
 	if root != nil && root.phase != "" && j.prof.Index(root.phase) > j.phaseIx {
-		// The traceback shows a later step than any line announced.
+		// The traceback shows a later step than any line announced: the
+		// phases end in it too.
 		r.Phase = root.phase
+		j.reached(root.phase, root.at)
 	}
 	if r.RuleID == "exit.port_taken" {
 		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)

@@ -577,6 +577,9 @@ func TestVerdicts(t *testing.T) {
 			if tt.phase != "" && r.Phase != tt.phase {
 				t.Errorf("phase = %s, want %s", r.Phase, tt.phase)
 			}
+			if n := len(r.Phases); n == 0 || r.Phases[n-1].Phase != r.Phase {
+				t.Errorf("phases %+v end elsewhere than the verdict's %s", r.Phases, r.Phase)
+			}
 			at := r.At.Sub(time.Unix(1_800_000_000, 0)).Seconds()
 			if at < tt.from-1e-6 || at > tt.to+1e-6 {
 				t.Errorf("decided at %.2fs, want within [%.2f, %.2f]", at, tt.from, tt.to)
