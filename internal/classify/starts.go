@@ -161,6 +161,27 @@ func IsPreBanner(line string) bool {
 	return false
 }
 
+// IsUnitStart reports whether line is systemd's journal line that it
+// started a unit ("Aug 25 19:31:24 host systemd[2126]: Started vLLM
+// ..."): the unit's process prints next, a restart's too.
+func IsUnitStart(line string) bool {
+	i := strings.Index(line, " systemd[")
+	if i < 0 {
+		return false
+	}
+	rest := line[i+9:]
+	n := digits(rest)
+	return n > 0 && strings.HasPrefix(rest[n:], "]: Started ")
+}
+
+// IsJournalBoot reports whether line is journalctl's mark between two
+// boots' lines: "-- Boot e5061244a3c441e38ce24d980accccd7 --", "--
+// Reboot --" before systemd 246.
+func IsJournalBoot(line string) bool {
+	t := strings.TrimRight(line, " \r")
+	return t == "-- Reboot --" || strings.HasPrefix(t, "-- Boot ") && strings.HasSuffix(t, " --")
+}
+
 // IsContainerTitle reports whether line is the title of the banner an NGC
 // or CUDA container image prints when it starts, before the server does:
 // "== CUDA ==", "== TensorRT-LLM ==", between two rules of "=" (the images'

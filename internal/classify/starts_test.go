@@ -145,6 +145,34 @@ func TestContainerTitle(t *testing.T) {
 	}
 }
 
+// TestJournalLines: systemd's line that it started a unit, and
+// journalctl's mark of a new boot (users' journals, 2026).
+func TestJournalLines(t *testing.T) {
+	for _, tt := range []struct {
+		line        string
+		start, boot bool
+	}{
+		{"Aug 25 19:31:24 sys0 systemd[2126]: Started vLLM Qwen3.8-27B BF16 (PRODUCTION: YaRN 896K context, TP=2 GPU2+GPU0).", true, false},
+		{"Feb 22 06:35:31 jeebs-Z490-AORUS-MASTER systemd[1]: Started vllm-assistant.service - vLLM OpenAI Server (assistant).", true, false},
+		{"2026-08-23T18:09:58+02:00 dgx systemd[1]: Started vllm.service.", true, false},
+		{"Feb 22 06:35:31 jeebs-Z490-AORUS-MASTER systemd[1]: vllm-assistant.service: Scheduled restart job, restart counter is at 1.", false, false},
+		{"Aug 25 17:51:33 sys0 systemd[2183]: Stopped vLLM Qwen3.8-27B BF16 (PRODUCTION: YaRN 896K context, TP=2 GPU2+GPU0).", false, false},
+		{"Aug 25 19:32:10 sys0 vllm[7222]: Started server process [7222]", false, false},
+		{"Aug 25 19:32:10 sys0 systemd[]: Started x", false, false},
+		{"-- Boot e5061244a3c441e38ce24d980accccd7 --", false, true},
+		{"-- Reboot --", false, true},
+		{"-- No entries --", false, false},
+		{"-- Boot", false, false},
+	} {
+		if got := IsUnitStart(tt.line); got != tt.start {
+			t.Errorf("IsUnitStart(%q) = %v, want %v", tt.line, got, tt.start)
+		}
+		if got := IsJournalBoot(tt.line); got != tt.boot {
+			t.Errorf("IsJournalBoot(%q) = %v, want %v", tt.line, got, tt.boot)
+		}
+	}
+}
+
 // TestMayBeServingOnly: the prefilter never says no to a line a profile
 // says only its started server prints.
 func TestMayBeServingOnly(t *testing.T) {

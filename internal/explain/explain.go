@@ -144,6 +144,10 @@ const (
 	// restartNear and restartPause shape a restart's preamble (preamble).
 	restartNear  = 5 * time.Second
 	restartPause = 30 * time.Second
+	// unitStartMax: systemd's line that it started a unit is the start
+	// of the run whose first line comes at most this much later (a
+	// server's imports take tens of seconds).
+	unitStartMax = 5 * time.Minute
 )
 
 // meta is what a worker learns about a line before judging.
@@ -661,6 +665,9 @@ func (c *chunk) learn(sp *stamp.Reader, memo *classify.Memo) {
 			} else if crash < 0 {
 				s = c.preamble(s, sp)
 			}
+			if k := c.unitStart(s, sp); k >= 0 {
+				s = k
+			}
 			c.meta[s].flags |= fStart
 			if crash >= 0 && c.meta[s].flags&fBanner == 0 {
 				c.meta[s].flags |= fCrash
@@ -774,6 +781,30 @@ func (c *chunk) preamble(s int, sp *stamp.Reader) int {
 		}
 	}
 	return s
+}
+
+// unitStart is where systemd's line that it started the unit is, when
+// one came among the few lines just before a run's start at s (a restart
+// of a unit, a boot: its launch is timed from there), with journalctl's
+// mark of a new boot just before it; or -1.
+func (c *chunk) unitStart(s int, sp *stamp.Reader) int {
+	ts := c.stamp(s, sp)
+	for k := s - 1; k >= 0 && s-k <= preBannerMax; k-- {
+		if c.meta[k].flags&(fBanner|fStart) != 0 {
+			return -1
+		}
+		if !classify.IsUnitStart(c.lines[k].Text) {
+			continue
+		}
+		if tk := c.stamp(k, sp); tk == 0 || ts != 0 && (ts < tk || time.Duration(ts-tk) > unitStartMax) {
+			return -1
+		}
+		if k > 0 && c.meta[k-1].flags&(fBanner|fStart) == 0 && classify.IsJournalBoot(c.lines[k-1].Text) {
+			k--
+		}
+		return k
+	}
+	return -1
 }
 
 // containerBanner is where the banner of a container image starts, when

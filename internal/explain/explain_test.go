@@ -1201,3 +1201,31 @@ func TestTailsOfServing(t *testing.T) {
 		})
 	}
 }
+
+// TestUnitRestart: under systemd, a start begins at systemd's line that
+// it started the unit (with journalctl's mark of a new boot before it),
+// not at the server's first line 46 s later (a user's journal, vLLM
+// 0.26, 2026).
+func TestUnitRestart(t *testing.T) {
+	log := "Aug 25 17:51:27 sys0 vllm[44555]: (APIServer pid=44555) INFO:     127.0.0.1:38134 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n" +
+		"Aug 25 17:51:32 sys0 vllm[44555]: (APIServer pid=44555) INFO:     Application shutdown complete.\n" +
+		"Aug 25 17:51:33 sys0 systemd[2183]: Stopped vLLM Qwen3.8-27B BF16 (PRODUCTION: YaRN 896K context, TP=2 GPU2+GPU0).\n" +
+		"Aug 25 17:51:33 sys0 systemd[2183]: qwen3.8-27b-bf16-896k.service: Consumed 4min 3.003s CPU time.\n" +
+		"-- Boot e5061244a3c441e38ce24d980accccd7 --\n" +
+		"Aug 25 19:31:24 sys0 systemd[2126]: Started vLLM Qwen3.8-27B BF16 (PRODUCTION: YaRN 896K context, TP=2 GPU2+GPU0).\n" +
+		"Aug 25 19:32:10 sys0 vllm[7222]: (APIServer pid=7222) INFO 08-25 19:32:10 [api_utils.py:345]\n" +
+		"Aug 25 19:32:10 sys0 vllm[7222]: (APIServer pid=7222) INFO 08-25 19:32:10 [api_utils.py:345]        \u2588     \u2588     \u2588\u2584   \u2584\u2588\n" +
+		"Aug 25 19:32:10 sys0 vllm[7222]: (APIServer pid=7222) INFO 08-25 19:32:10 [api_utils.py:345]  \u2584\u2584 \u2584\u2588 \u2588     \u2588     \u2588 \u2580\u2584\u2580 \u2588  version 0.26.0\n" +
+		"Aug 25 19:32:10 sys0 vllm[7222]: (APIServer pid=7222) INFO 08-25 19:32:10 [api_utils.py:273] non-default args: {'model_tag': 'Qwen/Qwen3.8-27B', 'enable_auto_tool_choice': True, 'tool_call_parser': 'qwen3_xml', 'host': '0.0.0.0', 'port': 8001, 'model': 'Qwen/Qwen3.8-27B', 'trust_remote_code': True, 'revision': '1d4bf0f2ff6012fd82039f2fa52739d0dd7c60c0', 'max_model_len': 917504, 'served_model_name': ['qwen3.8-27b-bf16-896k'], 'hf_overrides': {'text_config': {'rope_parameters': {'mrope_interleaved': True, 'mrope_section': [11, 11, 10], 'rope_type': 'yarn', 'rope_theta': 10000000, 'partial_rotary_factor': 0.25, 'factor': 3.5, 'original_max_position_embeddings': 262144}}}, 'reasoning_parser': 'qwen3', 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.9, 'max_num_seqs': 2}\n" +
+		"Aug 25 19:32:10 sys0 vllm[7222]: (APIServer pid=7222) INFO 08-25 19:32:10 [arg_utils.py:779] HF_HUB_OFFLINE is True, replace model_id [Qwen/Qwen3.8-27B] to model_path [/data/nvidia/hf_cache/hub/models--Qwen--Qwen3.8-27B/snapshots/1d4bf0f2ff6012fd82039f2fa52739d0dd7c60c0]\n"
+	runs := readAll(t, strings.NewReader(log), Options{Now: now})
+	if len(runs) != 2 {
+		t.Fatalf("got %d runs, want 2", len(runs))
+	}
+	if runs[0].Lines != 4 || runs[1].FirstLine != 5 {
+		t.Errorf("runs of lines %d-%d and from %d; want 1-4 and from 5 (the boot's mark)", runs[0].FirstLine, runs[0].FirstLine+runs[0].Lines-1, runs[1].FirstLine)
+	}
+	if ph := runs[1].Phases; len(ph) == 0 || ph[0].Name != v.Launch || ph[0].Seconds != 46 {
+		t.Errorf("phases %+v; want launch 46s first, from systemd's start to the server's first line", ph)
+	}
+}
