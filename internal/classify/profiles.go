@@ -445,8 +445,11 @@ var vllm = &Profile{
 	// v1/engine/async_llm.py: the output handler reads the engine core's
 	// outputs, which only come once the engine core said it was ready.
 	// v1/engine/core.py's model execution (dump_input.py, 0.9 and later):
-	// a request's step raised, so the engine was serving.
-	ServingOnly: []string{"AsyncLLM output_handler failed", "Dumping input data for V1 LLM engine"},
+	// a request's step raised, so the engine was serving. Its busy loop
+	// (run_busy_loop, _process_engine_step) runs once the engine core is
+	// up: a traceback through it, even cut above its header, is of
+	// serving.
+	ServingOnly: []string{"AsyncLLM output_handler failed", "Dumping input data for V1 LLM engine", ", in run_busy_loop", ", in _process_engine_step", "self._process_engine_step()"},
 }
 
 var trtllm = &Profile{

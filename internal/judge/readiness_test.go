@@ -174,6 +174,9 @@ func TestBeginsServing(t *testing.T) {
 		{name: "another server's", server: "sglang", line: handler},
 		// A request's step raised (an Ascend user's compose log, 2025).
 		{name: "vllm's input dump", line: "qwen3-vl-32b  | (EngineCore_DP0 pid=413) ERROR 11-10 12:30:57 [dump_input.py:69] Dumping input data for V1 LLM engine (v0.11.0) with config: model='/root/.cache/Qwen3-VL-32B-Instruct'", want: true},
+		// A compose log cut inside the engine core's traceback
+		// (vllm-ascend#5772, 2026).
+		{name: "vllm's busy loop in a traceback", line: "ocr-paddle-vl-2  | (EngineCore_DP0 pid=36)     self._process_engine_step()", want: true},
 		// A fork of llama-server on Windows, its log's last lines (2026).
 		{name: "llama.cpp's slot at work", line: "26.12.365.673 W slot create_check: id  3 | task 11647 | created context checkpoint 32 of 32 (pos_min = 135669, pos_max = 135669, n_tokens = 135670, size = 682.175 MiB)", want: true, named: "llamacpp"},
 		{name: "a request served", line: "May 21 07:22:52 helium-cuda llm-server-start[59332]: srv  log_server_r: done request: POST /v1/chat/completions 192.168.122.1 200", want: true, named: "llamacpp"},

@@ -82,6 +82,10 @@ var Rules = []Rule{
 	// sglang managers/scheduler.py: the watchdog thread, then it kills
 	// its process tree.
 	{ID: "sglang.watchdog", re: lazyre.New(`[Ww]atchdog timeout \(`), lits: []string{"atchdog timeout ("}, Title: "SGLang's scheduler watchdog found the scheduler stuck"},
+	// vllm v1/engine/core.py: run_engine_core logs a fatal error and the
+	// engine core exits when its busy loop raises; a traceback through
+	// that loop is its death even where the log lost the lines above.
+	{ID: "vllm.busy_loop_raised", re: lazyre.New(`, in (?:run_busy_loop|_process_engine_step)$`), lits: []string{", in run_busy_loop", ", in _process_engine_step"}, Title: "vLLM's engine core raised while serving"},
 	// vllm v1/engine/exceptions.py and the v0 async engine.
 	{ID: "vllm.engine_dead", re: lazyre.New(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError`), lits: []string{"EngineDeadError", "Engine loop has died", "EngineCore encountered a fatal error"}, Title: "vLLM's engine died"},
 	// TGI launcher/src/main.rs.

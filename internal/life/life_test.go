@@ -127,6 +127,19 @@ func TestOffline(t *testing.T) {
 			"(EngineCore_DP0 pid=413) ERROR 11-10 12:30:57 [core.py:710] RuntimeError: Worker failed with error 'NPU out of memory. Tried to allocate 326.00 MiB (NPU 0; 60.96 GiB total capacity)', please check the stack trace above for the root cause",
 		}, cause: v.GPUOOM},
 		{name: "a shard died", lines: []string{"2026-01-01T10:00:00Z ERROR text_generation_launcher: Shard 1 crashed"}, cause: v.Crash},
+		// A compose log cut inside the engine core's traceback, its
+		// header lost (vllm-ascend#5772, 2026).
+		{name: "the engine core's busy loop raised", lines: []string{
+			`ocr-paddle-vl-2  | (EngineCore_DP0 pid=36)   File "/vllm-workspace/vllm/vllm/v1/engine/core.py", line 919, in _process_engine_step`,
+			"ocr-paddle-vl-2  | (EngineCore_DP0 pid=36)     outputs, model_executed = self.step_fn()",
+			"ocr-paddle-vl-2  | (EngineCore_DP0 pid=36) IndexError: list index out of range",
+		}, cause: v.Crash},
+		// A request's error in the API server leaves it serving.
+		{name: "a request's traceback", lines: []string{
+			`(APIServer pid=1) ERROR 01-12 01:32:33 [serving_chat.py:1] Error in preprocessing prompt inputs`,
+			`(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/serving_chat.py", line 240, in create_chat_completion`,
+			"(APIServer pid=1) ValueError: the prompt is too long",
+		}},
 		// llama.cpp tools/server/server.cpp (a user's log, 2026), then
 		// what it prints while it tears down.
 		{name: "shut down, then noise", lines: []string{
@@ -185,6 +198,8 @@ func TestRuleLiterals(t *testing.T) {
 		"[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)",
 		"INFO:     127.0.0.1:5000 - \"POST /v1/completions HTTP/1.1\" 200 OK",
 		"Shard ready in 3.2s",
+		`ocr-paddle-vl-2  | (EngineCore_DP0 pid=36)   File "/vllm-workspace/vllm/vllm/v1/engine/core.py", line 919, in _process_engine_step`,
+		`(EngineCore_DP0 pid=1194930) ERROR 01-12 01:32:33 [core.py:868]   File "/data/mnj/code/vllm/vllm/v1/engine/core.py", line 886, in run_busy_loop`,
 		"",
 	}
 	lits, masks := ruleLits()
