@@ -327,6 +327,8 @@ var failureLines = []ruleLine{
 	{"vllm", "vllm.ray_no_gpu_on_node", "ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting the Ray placement group or running the driver on a GPU node."},
 	{"vllm", "vllm.world_size_gpus", "AssertionError: local_world_size (16) must be less than or equal to the number of visible devices (8)."},
 	{"sglang", "py.version_check", "Exception: flashinfer_python with minimum required version 0.2.5 is not installed. Please uninstall the old version and reinstall the latest version by following the instructions at https://docs.flashinfer.ai/installation.html."},
+	// A 2026 SGLang tail (DSA model, PP 2) on GPUs older than Hopper.
+	{"sglang", "sglang.allreduce_fusion", "ValueError: FlashInfer allreduce fusion requires SM90 or SM10X NVIDIA GPUs."},
 	{"sglang", "sglang.chat_template", "RuntimeError: Chat template configs/chat_templates/zephyr.jinja is not a built-in template name or a valid chat template file path."},
 	{"sglang", "cuda.invalid_ordinal", "RuntimeError: CUDA error: invalid device ordinal"},
 	// sglang#12835, sglang PR #6058, sglang#8256.

@@ -168,6 +168,11 @@ var sglang = &Profile{
 		{ID: "sglang.embedding_unsupported", Matcher: lit("embedding is not supported yet"), Cause: v.Config, Title: "this model's implementation cannot serve embeddings (--is-embedding)",
 			Hint: "the architecture runs through the Transformers fallback, which has no pooling: drop --is-embedding, or use a release with a native classification or reward class for it"},
 		// managers/template_manager.py (openai_api/adapter.py before 0.4).
+		// srt/layers/flashinfer_comm_fusion.py _resolve_backend (2026):
+		// the fused allreduce needs Hopper or Blackwell, and Blackwell for
+		// more than one node.
+		{ID: "sglang.allreduce_fusion", Matcher: re("FlashInfer allreduce fusion ", `^ValueError: FlashInfer allreduce fusion (?:requires|does not support|\S+ backend supports)`), Cause: v.Config, Title: "FlashInfer's allreduce fusion does not run on this GPU or setup",
+			Hint: "it needs SM90 (Hopper) or SM10x (Blackwell) GPUs, and Blackwell across nodes: start without --enable-flashinfer-allreduce-fusion, or choose a --flashinfer-allreduce-fusion-backend this setup supports"},
 		{ID: "sglang.chat_template", Matcher: re("is not a built-in template name", `Chat template \S+ is not a built-in template name or a valid chat template file path`), Cause: v.Config, Title: "--chat-template names neither a built-in template nor a file",
 			Hint: "give a built-in template name or an existing .jinja / .json path (relative to the server's working directory)"},
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, KillsOwn: true, Title: "a child process failed and the launcher is killing the server"},
