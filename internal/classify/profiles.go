@@ -3,6 +3,7 @@ package classify
 import (
 	"strings"
 
+	"vigil/internal/litset"
 	v "vigil/internal/verdict"
 )
 
@@ -904,16 +905,20 @@ func ServingOnly(p *Profile, line string) bool {
 }
 
 // MayBeServingOnly reports whether line holds any profile's ServingOnly
-// literal: the offline judge asks it of every run's first line, and
-// most are not (DetectLog, which names the profile to ask, costs more).
+// literal: the offline judge asks it of a run's lines until one marks a
+// step, and most are not (DetectLog, which names the profile to ask,
+// costs more). One pass looks for all of them.
 func MayBeServingOnly(line string) bool {
-	for _, p := range Profiles {
-		if ServingOnly(p, line) {
-			return true
-		}
-	}
-	return false
+	return servingOnlyLits.Scan(line) != 0
 }
+
+var servingOnlyLits = func() *litset.Set {
+	var lits []string
+	for _, name := range v.Servers {
+		lits = append(lits, Profiles[name].ServingOnly...)
+	}
+	return litset.New(lits...)
+}()
 
 // ReplayHits calls hit with the offset of each place in text (many
 // lines) where a profile's Replays literal begins, in no order.
