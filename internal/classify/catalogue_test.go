@@ -237,6 +237,12 @@ var failureLines = []ruleLine{
 	// crash
 	{"sglang", "sys.segfault", "Fatal Python error: Segmentation fault"},
 	{"llamacpp", "sys.abort", "/app/ggml/src/ggml.c:1234: GGML_ASSERT(n_dims <= 4) failed"},
+	// llama.cpp#21512 (b8641 under zsh): glibc's assert, then the shell.
+	{"llamacpp", "sys.abort", "llama-server: /var/tmp/portage/sci-misc/llama-cpp-0_pre8641/work/llama.cpp-b8641/src/llama-sampler.cpp:1094: void llama_sampler_dist_apply(llama_sampler*, llama_token_data_array*): Assertion `found' failed."},
+	{"llamacpp", "sys.abort", "zsh: abort      ./run-server-glm"},
+	{"vllm", "sys.abort", "Aborted (core dumped)"},
+	{"vllm", "sys.segfault", "Segmentation fault (core dumped)"},
+	{"llamacpp", "sys.segfault", "Illegal instruction (core dumped)"},
 	// echoes and announcements
 	{"sglang", "sglang.scheduler_died", "[2026-11-29 10:00:00] RuntimeError: Rank 0 scheduler died during initialization (exit code: 1). Check the logs above for the root cause."},
 	{"sglang", "sglang.scheduler_dead", "[2026-11-29 10:00:00] Rank 0 scheduler is dead. Please check if there are relevant logs."},

@@ -470,7 +470,8 @@ var commonFailures = []FailureRule{
 	// model loading error"); an unknown one still ends the start.
 	{ID: "generic.exiting_due_to", Matcher: re("xiting due to", `(?i)^(?:\w+: )?exiting due to \w`), Fatal: true, Title: "the server gave up"},
 	// crash
-	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|Bus error|core dumped", `Segmentation fault|SIGSEGV|Bus error|core dumped`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
+	// (Not bash's "Aborted (core dumped)": SIGABRT, sys.abort.)
+	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|Bus error|core dumped|segmentation fault", `Segmentation fault|SIGSEGV|Bus error|[^d] \(core dumped\)|^zsh: segmentation fault\s`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
 		Hint: "a native extension crashed: check versions of torch, the CUDA driver and the server's kernels; `dmesg` may show the faulting library"},
 	// ggml's GGML_ABORT prints "file:line: message" and a backtrace
 	// whose frames name ggml_abort (ggml/src/ggml.c, b10587). An abort is
@@ -478,7 +479,10 @@ var commonFailures = []FailureRule{
 	// after it: ggml writes the abort to stderr at once, llama.cpp's log
 	// lines a moment later (GGML_ASSERT(buffer) failed, then "cudaMalloc
 	// failed: out of memory" on a Jetson, 2026). A Wrapper, then.
-	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid|(ggml_abort+0x", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid|\(ggml_abort\+0x`), Cause: v.Crash, Wrapper: true, Title: "a server process aborted",
+	// glibc's assert(): "PROG: FILE:LINE: FUNC: Assertion `EXPR'
+	// failed." (llama-server's sampler, b8641); zsh's report of the
+	// signal ("zsh: abort      ./run-server").
+	{ID: "sys.abort", Matcher: re("Fatal Python error|terminate called after throwing|Aborted (core dumped)|GGML_ASSERT|double free or corruption|free(): invalid|(ggml_abort+0x|Assertion |zsh: abort", `Fatal Python error|terminate called after throwing|Aborted \(core dumped\)|GGML_ASSERT|double free or corruption|free\(\): invalid|\(ggml_abort\+0x|: Assertion [\x60'].*' failed\.$|^zsh: abort\s`), Cause: v.Crash, Wrapper: true, Title: "a server process aborted",
 		Hint: "a native component aborted: the lines above it usually name it; check versions and the GPU's health"},
 }
 
