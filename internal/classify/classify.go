@@ -116,7 +116,7 @@ func DetectLog(line string) string {
 		// llama.cpp's default prefix, its time since the process started
 		// and a level letter ("0.00.510.178 E srv    load_model: ..."),
 		// is its own.
-		if _, ok := ClockOf(line); ok {
+		if _, ok := ClockOf(line); ok || llamaServerTag(line) {
 			return "llamacpp"
 		}
 		if sglangUvicorn(line) || sglangRanks(line) {
@@ -130,6 +130,46 @@ func DetectLog(line string) string {
 		}
 	}
 	return ""
+}
+
+// llamaServerTag reports whether line holds llama-server's own tag
+// (tools/server/server-common.h SRV_* and SLT_*: "srv  %12.*s: ",
+// "slot %12.*s: id "): a function's name cut or padded to twelve columns
+// ("srv    load_model: ", "slot update_slots: id  0 | ..."). A tail of
+// its lines names no other literal of llama.cpp's.
+func llamaServerTag(line string) bool {
+	for _, tag := range [...]string{"srv  ", "slot "} {
+		for off := 0; ; {
+			i := strings.Index(line[off:], tag)
+			if i < 0 {
+				break
+			}
+			p := off + i + len(tag)
+			if p+14 <= len(line) && line[p+12] == ':' && line[p+13] == ' ' && paddedName(line[p:p+12]) {
+				return true
+			}
+			off = p
+		}
+	}
+	return false
+}
+
+// paddedName reports whether s is spaces, then one or more of a C
+// function name's bytes.
+func paddedName(s string) bool {
+	i := 0
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	if i == len(s) {
+		return false
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && !isDigit(c) && c != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // sglangUvicorn reports whether line holds uvicorn's line as SGLang

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -329,6 +330,14 @@ func TestDetect(t *testing.T) {
 		"May 21 07:22:52 helium-cuda llm-server-start[59332]: srv  log_server_r: done request: POST /v1/chat/completions 192.168.122.1 200":                                                                                       "llamacpp",
 		"May 21 07:23:00 helium-cuda llm-server-start[59332]: slot launch_slot_: id  0 | task 2069 | processing task, is_child = 0":                                                                                               "llamacpp",
 		"May 21 07:23:00 helium-cuda llm-server-start[59332]: slot update_slots: id  0 | task 2069 | new prompt, n_ctx_slot = 262144, n_keep = 0, task.n_tokens = 20":                                                             "llamacpp",
+		// Docker Model Runner's llama-server, a projector that failed
+		// (2026); not a -hf download, which comes before the banner
+		// (llama.vscode#183).
+		"srv    load_model: failed to load multimodal model, '/models/bundles/x/model/model.mmproj'": "llamacpp",
+		"clip_model_loader: has vision encoder":                                                      "llamacpp",
+		"common_download_file_single_online: HEAD failed, status: 404":                               "",
+		"slot id  0 | not a tag":       "",
+		"srv  too_long_a_name_here: x": "",
 		// Any rank's tag, in a log cut after its start (2026).
 		"[2026-02-25 16:40:53 TP9] Init torch distributed begin.":                                                                                "sglang",
 		"node1 | [2026-03-03 12:25:47 DP1 TP3 EP3] Scheduler hit a snag":                                                                         "sglang",
@@ -354,7 +363,7 @@ func detectByContains(line string) string {
 			}
 		}
 	}
-	if _, ok := ClockOf(line); ok {
+	if _, ok := ClockOf(line); ok || llamaTagRe.MatchString(line) {
 		return "llamacpp"
 	}
 	if sglangUvicornRe.MatchString(line) || sglangRanksRe.MatchString(line) {
@@ -362,6 +371,15 @@ func detectByContains(line string) string {
 	}
 	return ""
 }
+
+// llamaTagRe: "srv  " or "slot ", a name padded to twelve columns, ": ".
+var llamaTagRe = func() *regexp.Regexp {
+	var alt []string
+	for k := 0; k < 12; k++ {
+		alt = append(alt, fmt.Sprintf(" {%d}[A-Za-z0-9_]{%d}", k, 12-k))
+	}
+	return regexp.MustCompile(`(?:srv  |slot )(?:` + strings.Join(alt, "|") + `): `)
+}()
 
 var sglangRanksRe = regexp.MustCompile(`\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?(?: [A-Z_]+\d+)+\]`)
 
@@ -399,6 +417,9 @@ func FuzzDetectLog(f *testing.F) {
 	f.Add("x:  [2026-05-19 09:38:33] INFO:     y")
 	f.Add("[2026-05-19 09:38:33] ERROR:  y")
 	f.Add("[x [2026-02-25 16:40:53.123 TP9 EP1] y")
+	f.Add("x srv    load_model: y")
+	f.Add("slot slot update_slots: id")
+	f.Add("srv  srv  abcdefghijkl: ")
 	f.Fuzz(func(t *testing.T, line string) {
 		if got, want := DetectLog(line), detectByContains(line); got != want {
 			t.Fatalf("DetectLog(%q) = %q, want %q", line, got, want)

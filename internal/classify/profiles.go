@@ -721,13 +721,14 @@ var llamacpp = &Profile{
 	// (And a pasted tail's: src/llama.cpp's "llama_model_load: error
 	// loading model", the loader's load_all_data, and
 	// tools/server/server-http.cpp's bind lines.)
-	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "srv  llama_server:", "load_model: loading model", "llama_context:", "common_init_from_params:", "common_init_result:", "log_info: verbosity",
+	Detect: []string{"llama_model_loader", "main: loading model", "llama-server", "load_tensors:", "ggml_cuda_init", "common_params_print_info", "load_model: loading model", "llama_context:", "common_init_from_params:", "common_init_result:", "log_info: verbosity",
 		"llama_model_load: ", "load_all_data: ", "couldn't bind HTTP server socket", "main: server is listening on",
-		// tools/server/server-common.h SRV_*/SLT_* ("srv  %12.*s: ",
-		// "slot %12.*s: id %2d | task %d | "): a tail of serving. (All
-		// servers' literals share one 64-bit set: a few that every
-		// request prints.)
-		"srv  log_server_r: ", "slot update_slots: id ", "slot launch_slot_: id "},
+		// A multimodal projector's loader (tools/mtmd/clip.cpp). (The
+		// server's own tags, "srv    load_model: ", are told by their
+		// shape: DetectLog. Not a -hf model's download, common/download.cpp:
+		// it comes before the start's banner, which then would read as
+		// another start's.)
+		"clip_model_loader: "},
 	// Lines of a request's handling (server-context.cpp, b10587 and
 	// builds since 2024-10): the warmup decodes without a slot, so only
 	// a started server prints them. (Not log_server_r's: a health probe's
