@@ -85,6 +85,8 @@ var failureLines = []ruleLine{
 	{"sglang", "sglang.scheduler_killed", "[2026-11-29 10:00:00] Subprocess scheduler_0 (pid=4242) crashed with exit code -9. Killing all processes."},
 	{"vllm", "vllm.engine_failed_9", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': -9}"},
 	{"tgi", "tgi.signaled", "2026-01-08T10:00:00.123456Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to shutdown with signal 9 rank=0"},
+	// TGI 1.x on SageMaker, converting a model's .bin weights (2024).
+	{"tgi", "tgi.signaled", "2024-08-11T09:01:08.181942Z ERROR download: text_generation_launcher: Download process was signaled to shutdown with signal 9: "},
 	// nccl
 	{"vllm", "torch.tcpstore_bind", "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use"},
 	{"sglang", "nccl.error", "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"},

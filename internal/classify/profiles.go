@@ -767,9 +767,13 @@ var tgi = &Profile{
 		// shutdown with signal {signal}".
 		// The same with another signal: 7 is SIGBUS, which NCCL's shared
 		// memory gets when /dev/shm is too small (TGI#814), 11 SIGSEGV.
-		{ID: "tgi.signaled_crash", Matcher: re("signal", `Shard process was signaled to shutdown with signal (?:[1-8]|1\d|[2-9]\d)\b`), Cause: v.Crash, Fatal: true, Title: "a shard died by a signal",
+		// The download process's too (download_convert_model, "Download
+		// process was signaled to shutdown with signal {signal}: {err}"):
+		// converting .bin weights to safetensors holds them in host
+		// memory (a SageMaker log, TGI 1.x).
+		{ID: "tgi.signaled_crash", Matcher: re("signal", `(?:Shard|Download) process was signaled to shutdown with signal (?:[1-8]|1\d|[2-9]\d)\b`), Cause: v.Crash, Fatal: true, Title: "a shard died by a signal",
 			Hint: "signal 7 (SIGBUS) is most often a /dev/shm too small for NCCL: run the container with --shm-size 1g or more (or NCCL_SHM_DISABLE=1); 11 is a segfault: check the versions of the image, driver and GPU"},
-		{ID: "tgi.signaled", Matcher: re("signal", `Shard process was signaled to shutdown with signal 9\b`), Cause: v.HostOOM, Fatal: true, Title: "a shard was killed (SIGKILL), most likely by the kernel's OOM killer",
+		{ID: "tgi.signaled", Matcher: re("signal", `(?:Shard|Download) process was signaled to shutdown with signal 9\b`), Cause: v.HostOOM, Fatal: true, Title: "a shard was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host or the container ran out of memory: check `dmesg -T | grep -i oom` on the host, and the container's memory limit (docker --memory, a pod's limits, an endpoint's instance size): the shard loads the weights through host memory"},
 		// launcher/src/main.rs (2.x-3.3).
 		{ID: "tgi.download", Matcher: lit("Download encountered an error"), Cause: v.ModelLoad, Fatal: true, Wrapper: true, Title: "downloading the weights failed",
