@@ -329,6 +329,8 @@ var failureLines = []ruleLine{
 	{"trtllm", "nixl.register_failed", "E1107 10:42:02.123456 1234 nixl_agent.cpp:545] registerMem: registration failed for the specified or all potential backends"},
 	{"trtllm", "trtllm.mpi_spawn", "mpi4py.MPI.Exception: MPI_ERR_UNKNOWN: unknown error"},
 	{"trtllm", "trtllm.engine_version", "[TensorRT-LLM][ERROR] 1: [stdArchiveReader.cpp::stdArchiveReaderInitCommon::47] Error Code 1: Serialization (Serialization assertion stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does not match. Note: Current Version: 226, Serialized Engine Version: 228)"},
+	// Triton's tensorrtllm backend, TensorRT 9.2 against 9.3 (tensorrtllm_backend#424).
+	{"trtllm", "trtllm.engine_version", "E0420 06:14:22.457146 115 model_lifecycle.cc:638] failed to load 'tensorrt_llm' version 1: Internal: unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] Assertion failed: Failed to deserialize cuda engine (/tmp/tritonbuild/tensorrtllm/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmRuntime.cpp:72)"},
 	// vllm#22424, vllm#29265, vllm#12983, vllm#29447, sglang#6160,
 	// sglang#1841, sglang#3470.
 	{"vllm", "vllm.pp_unsupported", "NotImplementedError: Pipeline parallelism is not supported for this model. Supported models implement the `SupportsPP` interface."},

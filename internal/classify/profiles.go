@@ -573,8 +573,11 @@ var trtllm = &Profile{
 		// MpiPoolSession); the process then hangs rather than exits.
 		{ID: "trtllm.mpi_spawn", Matcher: re("mpi4py.MPI.Exception", `mpi4py\.MPI\.Exception: MPI_ERR_\w+`), Cause: v.NCCL, Fatal: true, Title: "MPI could not spawn the worker processes",
 			Hint: "use the Open MPI the image was built for (OPAL_PREFIX), or launch with `mpirun` / `srun` and trtllm-llmapi-launch so that the workers are existing ranks"},
-		// TensorRT's engine deserialization (runtime/tllmRuntime.cpp).
-		{ID: "trtllm.engine_version", Matcher: re("Version tag does not match|Serialized Engine Version", `Version tag does not match|Serialized Engine Version`), Cause: v.Dependency, Title: "the TensorRT engine was built by another TensorRT version",
+		// TensorRT's engine deserialization (runtime/tllmRuntime.cpp):
+		// TensorRT's own words, or the runtime's check after it,
+		// TLLM_CHECK_WITH_INFO(mEngine != nullptr, "Failed to deserialize
+		// cuda engine.") (Triton's tensorrtllm backend, 2024).
+		{ID: "trtllm.engine_version", Matcher: re("Version tag does not match|Serialized Engine Version|Failed to deserialize cuda engine", `Version tag does not match|Serialized Engine Version|Failed to deserialize cuda engine`), Cause: v.Dependency, Title: "the TensorRT engine was built by another TensorRT version",
 			Hint: "rebuild the engine (trtllm-build) with this container's TensorRT-LLM, or run the release that built it"},
 		// Open MPI, under trtllm-serve with more than one rank.
 		{ID: "trtllm.mpi_abort", Matcher: lit("MPI_ABORT was invoked on rank"), Fatal: true, Title: "an MPI rank aborted"},
