@@ -239,6 +239,9 @@ var failureLines = []ruleLine{
 	// crash
 	{"sglang", "sys.segfault", "Fatal Python error: Segmentation fault"},
 	{"llamacpp", "sys.abort", "/app/ggml/src/ggml.c:1234: GGML_ASSERT(n_dims <= 4) failed"},
+	// Users' journals (vLLM 0.15, llama-server under systemd-oomd, 2026).
+	{"vllm", "systemd.main_exited", "Feb 22 06:35:29 jeebs-Z490-AORUS-MASTER systemd[1]: vllm-assistant.service: Main process exited, code=exited, status=1/FAILURE"},
+	{"llamacpp", "systemd.main_exited", "Okt 05 16:43:01 tuxai systemd[1]: llama-server.service: Main process exited, code=killed, status=9/KILL"},
 	// llama.cpp#21512 (b8641 under zsh): glibc's assert, then the shell.
 	{"llamacpp", "sys.abort", "llama-server: /var/tmp/portage/sci-misc/llama-cpp-0_pre8641/work/llama.cpp-b8641/src/llama-sampler.cpp:1094: void llama_sampler_dist_apply(llama_sampler*, llama_token_data_array*): Assertion `found' failed."},
 	{"llamacpp", "sys.abort", "zsh: abort      ./run-server-glm"},

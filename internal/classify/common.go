@@ -469,6 +469,12 @@ var commonFailures = []FailureRule{
 	// Servers say they give up in these words (llama.cpp "exiting due to
 	// model loading error"); an unknown one still ends the start.
 	{ID: "generic.exiting_due_to", Matcher: re("xiting due to", `(?i)^(?:\w+: )?exiting due to \w`), Fatal: true, Title: "the server gave up"},
+	// systemd's own line in the unit's journal when its main process
+	// ended in failure (src/core/service.c service_sigchld_event:
+	// "Main process exited, code=exited, status=1/FAILURE", or
+	// code=killed/dumped with the signal): the start is over, and the
+	// lines before it say why.
+	{ID: "systemd.main_exited", Matcher: re("Main process exited, code=", `Main process exited, code=(?:exited, status=[1-9]\d*|killed|dumped)`), Fatal: true, Title: "the unit's main process exited"},
 	// crash
 	// (Not bash's "Aborted (core dumped)": SIGABRT, sys.abort.)
 	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|Bus error|core dumped|segmentation fault", `Segmentation fault|SIGSEGV|Bus error|[^d] \(core dumped\)|^zsh: segmentation fault\s`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
