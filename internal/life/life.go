@@ -97,10 +97,13 @@ var Rules = []Rule{
 // shutdowns are the lines a server prints when it shuts down in order
 // (asked to by a signal): llama.cpp's tools/server/server.cpp clean-up
 // ("srv    operator(): cleaning up before exit..."), uvicorn's end (vLLM,
-// SGLang, TensorRT-LLM), TGI's router (router/src/server.rs). Offline, a
-// run whose life after ready says so was stopped, not still serving.
+// SGLang, TensorRT-LLM), TGI's router (router/src/server.rs), and
+// llama.cpp's context freed (src/llama-context.cpp ~llama_context, which
+// reports its compute buffers: a build whose clean-up line is filtered
+// out or missing still prints it). Offline, a run whose life after ready
+// says so was stopped, not still serving.
 var shutdowns = sync.OnceValue(func() *litset.Set {
-	return litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown")
+	return litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown", "~llama_context: ")
 })
 
 // ruleLits holds every rule's literals; ruleMasks[i] has the bits of

@@ -151,6 +151,8 @@ func TestOffline(t *testing.T) {
 		// on (a user's log, 2026).
 		{name: "a router's model server stops", lines: []string{"[35373] 0.19.885.359 I srv    operator(): operator(): cleaning up before exit..."}},
 		{name: "uvicorn's end", lines: []string{"(APIServer pid=1) INFO:     Finished server process [1]"}, stopped: true},
+		// llama-server b9849 on Vulkan, its last line (2026).
+		{name: "llama.cpp's context freed", lines: []string{"0.35.029.294 W ~llama_context:    Vulkan0 compute buffer size of 679.1215 MiB, does not match expectation of 625.2188 MiB"}, stopped: true},
 		{name: "died, then shut down", lines: []string{
 			"RuntimeError: CUDA error: an illegal memory access was encountered",
 			"INFO:     Application shutdown complete.",
