@@ -40,7 +40,9 @@ listens and nothing went wrong after; health answers in its access log count.
 Whether a ready server answers sanely (bad_output) cannot be told from a log.
 
 The files are streamed: memory stays flat however large they are. A
-gzip-compressed file or stream (a rotated log) is read decompressed.
+gzip-compressed file or stream (a rotated log) is read decompressed. A log
+pasted with an indent or a quote's "> " before every line (from Markdown)
+is read without it.
 
 A file of "docker compose logs", whose lines carry two or more services'
 names ("qwen3.5-9b  | ..."), is judged once per service: each run is named

@@ -234,7 +234,7 @@ func Read(r io.Reader, opts Options, emit func(*Run)) error {
 	// for the stitcher; each worker owns inFlight/workers chunks, which
 	// the stitcher hands back to it when done with them.
 	order := make(chan *chunk, inFlight)
-	in := &input{r: r, sp: logline.NewCutter(), size: firstChunkSize, order: order, loc: o.Loc, now: o.Now}
+	in := &input{r: r, sp: logline.NewCutter(), size: firstChunkSize, order: order, loc: o.Loc, now: o.Now, margin: -1}
 	perWorker := max(1, inFlight/workers)
 	// The workers end once the input does; Read returns only after all
 	// of them.
@@ -305,6 +305,10 @@ type input struct {
 	loc     *time.Location
 	now     time.Time
 	yearNow time.Time
+	// margin is what a paste put before every line (a Markdown code
+	// block's indent, a quote's "> "): the first chunk decides it, and
+	// every line is read without it (-1: not decided yet).
+	margin int
 }
 
 // next reads the next chunk with lines into c, splits it into lines and
@@ -344,6 +348,12 @@ func (in *input) next(c *chunk) bool {
 			}
 		}
 		if len(c.lines) > 0 {
+			if in.margin < 0 {
+				in.margin = marginOf(c.lines)
+			}
+			if in.margin > 0 {
+				dedent(c.lines, in.margin)
+			}
 			if in.yearNow.IsZero() {
 				in.yearNow = stamp.YearNow(func(yield func(string) bool) {
 					for _, l := range c.lines {
@@ -364,6 +374,46 @@ func (in *input) next(c *chunk) bool {
 	}
 	in.closeOrder()
 	return false
+}
+
+// pasteMargin reports whether b may be part of what a paste put before
+// a log's lines: an indent, a Markdown quote's ">".
+func pasteMargin(b byte) bool { return b == ' ' || b == '\t' || b == '>' }
+
+// marginOf is the shortest run of pasteMargin bytes that begins a line
+// with more than them: what every line of a pasted log begins with. A
+// server's own lines begin at their first column (a traceback's frames
+// are indented further than its header).
+func marginOf(lines []logline.Span) int {
+	m := -1
+	for _, l := range lines {
+		n := 0
+		for n < len(l.Text) && pasteMargin(l.Text[n]) {
+			n++
+		}
+		if n == len(l.Text) {
+			continue // blank, or a quote's empty line
+		}
+		if m < 0 || n < m {
+			m = n
+		}
+		if m == 0 {
+			return 0
+		}
+	}
+	return max(m, 0)
+}
+
+// dedent takes up to margin pasteMargin bytes off the start of each line.
+func dedent(lines []logline.Span, margin int) {
+	for i := range lines {
+		t := lines[i].Text
+		n := 0
+		for n < margin && n < len(t) && pasteMargin(t[n]) {
+			n++
+		}
+		lines[i].Text = t[n:]
+	}
 }
 
 // closeOrder tells the stitcher, once, that no chunk follows.

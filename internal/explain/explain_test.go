@@ -1229,3 +1229,48 @@ func TestUnitRestart(t *testing.T) {
 		t.Errorf("phases %+v; want launch 46s first, from systemd's start to the server's first line", ph)
 	}
 }
+
+// TestPastedLogs: a log pasted with what every line of it got (a
+// Markdown code block's indent, a quote's "> ") reads as the log itself:
+// its stamps, its server, its verdict.
+func TestPastedLogs(t *testing.T) {
+	// llama-server's router, a model server that failed (a user's
+	// notes, 2026); and a traceback, whose frames stay indented.
+	plain := "[50534] 0.00.053.440 E llama_model_load_from_file_impl: failed to load model\n" +
+		"[50534] 0.00.053.441 E srv    load_model: failed to load model, './models/qwen.gguf'\n" +
+		"[50534] 0.00.053.641 E srv  llama_server: exiting due to model loading error\n"
+	tb := "Traceback (most recent call last):\n" +
+		`  File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/api_server.py", line 1, in run_server` + "\n" +
+		"\n" +
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 135.00 GiB.\n"
+	paste := func(log, margin, blank string) string {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(log, "\n") {
+			switch {
+			case l == "":
+			case l == "\n":
+				b.WriteString(blank + "\n")
+			default:
+				b.WriteString(margin + l)
+			}
+		}
+		return b.String()
+	}
+	for _, log := range []string{plain, tb} {
+		want := oneRun(t, log, Options{Now: now})
+		for _, p := range []struct{ name, margin, blank string }{
+			{"indented", "    ", ""},
+			{"indented twice", "        ", "    "},
+			{"quoted", "> ", ">"},
+		} {
+			t.Run(p.name, func(t *testing.T) {
+				got := oneRun(t, paste(log, p.margin, p.blank), Options{Now: now})
+				if got.Server != want.Server || got.Verdict != want.Verdict || got.Cause != want.Cause || got.Summary != want.Summary ||
+					got.Timed != want.Timed || got.Phase != want.Phase {
+					t.Errorf("got %s %q %q %s (%s); want %s %q %q %s (%s)", got.Server, got.Verdict, got.Cause, got.Phase, got.Summary,
+						want.Server, want.Verdict, want.Cause, want.Phase, want.Summary)
+				}
+			})
+		}
+	}
+}
