@@ -133,6 +133,8 @@ var failureLines = []ruleLine{
 	{"vllm", "cuda.no_kernel_image", "NotImplementedError: No compiled get_cutlass_moe_mm_data: no cutlass_scaled_mm kernel for CUDA device capability: 120. Required capability: 90 or 100"},
 	{"vllm", "vllm.hybrid_kv_off", "(EngineCore pid=120) ERROR 10-20 10:00:00 [core.py:1108] ValueError: Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type."},
 	{"vllm", "npu.runtime", "EH9999: Inner Error!"},
+	// vllm-ascend#5493, an AI core that timed out in the profile run.
+	{"vllm", "npu.runtime", "[rank0]:[E1229 13:22:33.992084477 compiler_depend.ts:444] operator():build/CMakeFiles/torch_npu.dir/compiler_depend.ts:34 NPU function error: call aclnnRmsNorm failed, error code is 507014"},
 	{"sglang", "jit.ptxas", "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error"},
 	{"sglang", "jit.ptxas", "ptxas fatal   : Ptx assembly aborted due to errors"},
 	// vllm lora/worker_manager.py, quantization/awq.py, chat_utils.py
@@ -254,6 +256,10 @@ var failureLines = []ruleLine{
 	{"sglang", "sglang.subprocess_crashed", "[2026-11-29 10:00:00] Subprocess detokenizer (pid=4243) crashed with exit code 1. Killing all processes."},
 	{"sglang", "sglang.child_exception", "[2026-11-29 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):"},
 	{"sglang", "sglang.sigquit", "[2026-11-29 10:00:00] Received sigquit from a child process. It usually means the child failed."},
+	// A node of rank 1 whose schedulers died of NVSHMEM's setup (an
+	// engineer's notes, SGLang 0.5.8, 2026), then uvicorn's lifespan.
+	{"sglang", "sglang.scheduler_exited", "[2026-02-25 15:04:37] Scheduler or DataParallelController 848532 terminated with 255"},
+	{"sglang", "uvicorn.startup_failed", "[2026-02-25 15:04:39] ERROR:    Application startup failed. Exiting."},
 	{"sglang", "sglang.init_failed", "[2026-11-29 10:00:00] Initialization failed. warmup error: last_traceback"},
 	{"sglang", "sglang.watchdog", "[2026-11-29 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)"},
 	{"vllm", "vllm.engine_failed", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"},
@@ -263,6 +269,9 @@ var failureLines = []ruleLine{
 	{"vllm", "vllm.fatal_signal", "(EngineCore_1 pid=382867) CRITICAL 04-22 17:08:49 [multiproc_executor.py:49] MulitprocExecutor got fatal signal from worker processes, shutting down. See stack trace above for root cause issue."},
 	{"vllm", "vllm.died", "ERROR 11-29 10:00:00 [multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 4242 died, exit code: 1"},
 	{"vllm", "vllm.ready_timeout", "TimeoutError: Timed out waiting for engine core processes to start. This is often caused by slow weight loading for large models."},
+	// vllm-ascend#6847, two API servers waiting for DP engines still
+	// loading their weights.
+	{"vllm", "vllm.ready_timeout", "(ApiServer_1 pid=10467) TimeoutError: Timed out waiting for engines to send initial message on input socket."},
 	{"llamacpp", "llamacpp.http_exit", "main: exiting due to HTTP server error"},
 	{"tgi", "tgi.shard_failed", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Shard 0 failed to start"},
 	{"tgi", "tgi.webserver", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: Webserver Crashed"},

@@ -277,7 +277,10 @@ var commonFailures = []FailureRule{
 	// Ascend's runtime (CANN) reports device failures as "EH9999: Inner
 	// Error!" / "EZ9999" then the failed call: rtDeviceSynchronizeWithTimeout
 	// (an SDMA copy error, runtime result 507013; vllm-ascend on 310P).
-	{ID: "npu.runtime", Matcher: re("9999: Inner Error|rtDeviceSynchronize", `E[0-9A-Z]9999: Inner Error|rtDeviceSynchronize\w* execute failed`), Cause: v.CUDA, Title: "the Ascend NPU runtime failed",
+	// ... and torch_npu's report of a kernel that failed, an AI core that
+	// timed out (vllm-ascend#5493: "NPU function error: call
+	// aclnnRmsNorm failed, error code is 507014").
+	{ID: "npu.runtime", Matcher: re("9999: Inner Error|rtDeviceSynchronize|NPU function error: call", `E[0-9A-Z]9999: Inner Error|rtDeviceSynchronize\w* execute failed|NPU function error: call \w+ failed, error code is \d+`), Cause: v.CUDA, Title: "the Ascend NPU runtime failed",
 		Hint: "check the NPU's health (npu-smi info), the driver and firmware against the CANN version, and whether this model's kernels support this NPU (310P supports fewer operators than 910)"},
 	// The Unified Runtime's (and level-zero's) out-of-memory results, under
 	// SYCL and torch XPU: "level_zero backend failed with error: 39
@@ -468,6 +471,10 @@ var commonFailures = []FailureRule{
 		Hint: "install the package the message names (the version it asks for) in the server's environment"},
 	// Servers say they give up in these words (llama.cpp "exiting due to
 	// model loading error"); an unknown one still ends the start.
+	// uvicorn's lifespan (lifespan/on.py): the application's startup
+	// raised, and the traceback above says why (SGLang's OpenAI layer on
+	// a node whose schedulers died, 2026).
+	{ID: "uvicorn.startup_failed", Matcher: lit("Application startup failed. Exiting."), Fatal: true, Title: "the HTTP server's startup failed"},
 	{ID: "generic.exiting_due_to", Matcher: re("xiting due to", `(?i)^(?:\w+: )?exiting due to \w`), Fatal: true, Title: "the server gave up"},
 	// systemd's own line in the unit's journal when its main process
 	// ended in failure (src/core/service.c service_sigchld_event:

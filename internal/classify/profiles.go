@@ -176,6 +176,10 @@ var sglang = &Profile{
 			Hint: "it needs SM90 (Hopper) or SM10x (Blackwell) GPUs, and Blackwell across nodes: start without --enable-flashinfer-allreduce-fusion, or choose a --flashinfer-allreduce-fusion-backend this setup supports"},
 		{ID: "sglang.chat_template", Matcher: re("is not a built-in template name", `Chat template \S+ is not a built-in template name or a valid chat template file path`), Cause: v.Config, Title: "--chat-template names neither a built-in template nor a file",
 			Hint: "give a built-in template name or an existing .jinja / .json path (relative to the server's working directory)"},
+		// srt/entrypoints/engine.py _launch_subprocesses, a node of rank
+		// 1 or more (and data_parallel_controller.py): it joins its
+		// schedulers and reports each one's exit code once it ended.
+		{ID: "sglang.scheduler_exited", Matcher: re("Scheduler or DataParallelController ", `^Scheduler or DataParallelController \d+ terminated with (?:[1-9]\d*|-\d+)$`), Cause: v.Crash, Fatal: true, Title: "a scheduler process exited"},
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, KillsOwn: true, Title: "a child process failed and the launcher is killing the server"},
 		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
 		// "Initialization failed. warmup error: ...".
@@ -432,20 +436,25 @@ var vllm = &Profile{
 		{ID: "vllm.world_size_gpus", Matcher: re("local_world_size", `local_world_size \(\d+\) must be less than or equal to the number of visible devices \(\d+\)`), Cause: v.Config, Title: "more ranks per node than GPUs visible",
 			Hint: "set --tensor-parallel-size{flag:--tensor-parallel-size} to the GPUs per node and span nodes with --pipeline-parallel-size; check CUDA_VISIBLE_DEVICES"},
 		// v1/engine/utils.py (0.10-0.12), VLLM_ENGINE_READY_TIMEOUT_S.
-		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes"), Fatal: true, Title: "the API server gave up waiting for the engine",
+		// (v1/engine/core_client.py MPClient: "Timed out waiting for
+		// engines to send initial message on input socket.", after
+		// VLLM_ENGINE_READY_TIMEOUT_S.)
+		{ID: "vllm.ready_timeout", Matcher: lit("Timed out waiting for engine core processes|Timed out waiting for engines to send initial message"), Fatal: true, Title: "the API server gave up waiting for the engine",
 			Hint: "the engine took longer than VLLM_ENGINE_READY_TIMEOUT_S to load: raise it, or speed up weight loading"},
 	},
 	Notable: vllmNotable,
 	// (Its processes' own tags too, which a pasted tail keeps: the API
 	// server's, the workers' ("(VllmWorker rank=N", V1's
-	// v1/executor/multiproc_executor.py; "(VllmWorkerProcess pid=", V0's),
+	// v1/executor/multiproc_executor.py, "(Worker_TP0", "(Worker_DP0_TP0_EP0",
+	// "(Worker_PP1_TP0" by its setup_proc_title_and_log_prefix;
+	// "(VllmWorkerProcess pid=", V0's),
 	// Ray's worker actors'; entrypoints/openai/api_server.py's listening
 	// line, "Starting vLLM API server N on" (0.8-0.11) and "Starting vLLM
 	// server on" (0.12 and later); and the engine's stats while serving,
 	// "Avg prompt throughput: " (v1/metrics/loggers.py, V0's
 	// engine/metrics.py).)
 	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints", "vllm/entrypoints/",
-		"(APIServer pid=", "(VllmWorker", "(Worker pid=", "(Worker_TP", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http", "Avg prompt throughput: ",
+		"(APIServer pid=", "(VllmWorker", "(Worker pid=", "(Worker_", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http", "Avg prompt throughput: ",
 		// argparse's own lines for the vllm command.
 		"usage: vllm ", "vllm: error: "},
 	// v1/engine/async_llm.py: the output handler reads the engine core's
