@@ -83,7 +83,10 @@ var starts = map[string]*Starts{
 			// (common/arg.cpp, build 10587): "build N (commit)" at -lv 4,
 			// otherwise the verbosity line is the first.
 			{Re: newLazyRegexp(`common_params_print_info: (?:build \d+ \(|verbosity = \d)`)},
-			{Re: newLazyRegexp(`^common_download_file`), Unless: []string{"retry", "fail", "error"}},
+			// A -hf model's download (common/download.cpp) comes first,
+			// before the logger's banner: a lead banner, whose phase
+			// (weights) does not make the banner after it another start.
+			{Re: newLazyRegexp(`^common_download_file`), Unless: []string{"retry", "fail", "error"}, Lead: true},
 		},
 	},
 	"trtllm": {

@@ -16,7 +16,7 @@ func TestBannerOf(t *testing.T) {
 		{"sglang's lead", "`python -m sglang.launch_server' is still supported, use `sglang serve`", "sglang", true},
 		{"vllm", "vLLM API server version 0.11.0", "vllm", false},
 		{"tgi", "Args {", "tgi", false},
-		{"llama.cpp download", "common_download_file: previous metadata file found", "llamacpp", false},
+		{"llama.cpp download", "common_download_file: previous metadata file found", "llamacpp", true},
 		{"llama.cpp download retry is none", "common_download_file_single_online: retrying after 4 seconds...", "", false},
 		{"trtllm, any case", "TENSORRT-LLM VERSION 1.0", "trtllm", false},
 		{"none", "Load weight begin.", "", false},

@@ -1274,3 +1274,16 @@ func TestPastedLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestDownloadBeforeTheBanner: llama-server's -hf download comes before
+// its logger's banner and moves the phase to weights; the banner after it
+// is the same start's, whether the server is given or found.
+func TestDownloadBeforeTheBanner(t *testing.T) {
+	_, log := render(t, "../../testdata/scenarios/shared/llamacpp-mmproj-incomplete-failed-to-load.json")
+	for _, server := range []string{"", "llamacpp"} {
+		runs := readAll(t, bytes.NewReader(log), Options{Now: now, Server: server})
+		if len(runs) != 1 || runs[0].Verdict != v.Failed {
+			t.Errorf("server %q: %d runs, the first %q; want one failed run", server, len(runs), runs[0].Verdict)
+		}
+	}
+}

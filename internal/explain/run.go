@@ -68,6 +68,11 @@ type runState struct {
 	// run.
 	readyLine int64
 	tail      *lifeTail // (made once there is a ready line: most runs of a crash loop never have one)
+	// stepped: a line moved the phase past starting the processes;
+	// leadStep: only a lead banner's line did (llama.cpp's -hf download,
+	// weights, before its logger's banner), which a main banner then
+	// goes on from.
+	stepped, leadStep bool
 	// servingAtStart: a line before any step of a start showed the server
 	// serving (judge.BeginsServing): the log begins mid-serving.
 	servingAtStart bool
@@ -195,6 +200,15 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 	spans := len(st.spans)
 	st.j.Line(logline.Line{Text: text, Offset: l.Off, CR: l.CR, Cut: l.Cut}, now)
 	st.drain()
+	if len(st.spans) > spans && !st.stepped && st.progressed() {
+		// (The lines read early, once the server is known, move it on
+		// the line that named it.)
+		if m.flags&fBanner != 0 && classify.IsLeadBanner(banner) || st.memo.Classify(st.prof, text).Phase == "" {
+			st.leadStep = true
+		} else {
+			st.stepped = true
+		}
+	}
 	if t == 0 && len(st.spans) > spans {
 		if r := st.memo.Classify(st.prof, text).PhaseRule; r != nil && r.Ends {
 			st.endsSpan = len(st.spans) - 1
@@ -361,7 +375,7 @@ func (st *runState) acceptsCrash(e string, t int64) bool {
 // profile prints one banner per start (classify.Starts.OneBanner) restarts
 // on its next main banner; the others only on the very same banner again.
 func (st *runState) acceptsBanner(b string) bool {
-	if st.progressed() || st.ended() {
+	if st.ended() || st.progressed() && !(st.leadStep && !st.stepped) {
 		return true
 	}
 	if len(st.banners) == 0 {
