@@ -135,6 +135,16 @@ type signal struct {
 	seq    int
 }
 
+// earlyLine is a line read before the server was known.
+type earlyLine struct {
+	raw string
+	at  time.Time
+	seq int
+}
+
+// maxEarly bounds the lines kept while the server is not known.
+const maxEarly = 64
+
 // shownLine is a line kept to be shown as evidence, with its source.
 type shownLine struct {
 	raw, source string
@@ -189,6 +199,9 @@ type Judge struct {
 	servingBefore string
 	// sawStep: a line marked a step of the start (its banner too).
 	sawStep bool
+	// early are the lines that said nothing while the server was not
+	// known yet (at most maxEarly): its catalogue reads them once it is.
+	early []earlyLine
 	// lines counts the lines fed, upLines at the first up line; waiting
 	// is a ready verdict held for the answers after its line, holdReady
 	// set by the rule that asks for that (readiness.go).
@@ -291,7 +304,53 @@ func (j *Judge) setServer(kind string, now time.Time) {
 	if kind != "" {
 		j.emit(now, observe.ServerSeen{Server: kind})
 		j.reclassify()
+		j.readEarly()
 	}
+}
+
+// readEarly reads the lines that said nothing before the server was known
+// with its catalogue: a tail of a log may name a step or an error before
+// any line names the server (SGLang's untagged "Capture cuda graph
+// begin.", a node's "Scheduler or DataParallelController N terminated
+// with 255" before its tagged lines).
+func (j *Judge) readEarly() {
+	early := j.early
+	j.early = nil
+	for _, e := range early {
+		c := j.memo.Classify(j.prof, e.raw)
+		if c.Phase != "" && c.Failure == nil && !c.Exception {
+			// (Not advance: the errors read since came after this line,
+			// and a step before them does not clear them.)
+			j.sawStep = true
+			if ix := j.prof.Index(c.Phase); ix > j.phaseIx || c.Back && ix >= 0 && c.Phase != j.phase {
+				j.reached(c.Phase, e.at)
+			}
+		}
+		f := c.Failure
+		if f == nil || f.Cause == "" && !f.Fatal || len(j.signals) >= maxSignals || len(j.fatal) >= maxSignals {
+			continue
+		}
+		sg := signal{rule: f, raw: c.Raw, msg: c.Msg, source: c.Source, at: e.at, seq: e.seq}
+		if f.Fatal {
+			j.fatal = insertBySeq(j.fatal, sg)
+			if j.fatalAt.IsZero() || e.at.Before(j.fatalAt) {
+				j.fatalAt = e.at
+				j.emit(e.at, observe.Failing{Line: c.Raw})
+			}
+		}
+		if f.Cause != "" {
+			j.signals = insertBySeq(j.signals, sg)
+		}
+	}
+}
+
+// insertBySeq inserts s among ss, which are in the order they were read.
+func insertBySeq(ss []signal, s signal) []signal {
+	i := len(ss)
+	for i > 0 && ss[i-1].seq > s.seq {
+		i--
+	}
+	return slices.Insert(ss, i, s)
 }
 
 // reclassify reads the errors recorded before the server was known again,
@@ -428,6 +487,10 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		}
 	}
 	c := j.memo.Classify(j.prof, l.Text)
+	if j.server == "" && c.Phase == "" && c.Failure == nil && !c.Exception && len(j.early) < maxEarly && !logline.Blank(c.Msg) {
+		j.seq++
+		j.early = append(j.early, earlyLine{raw: l.Text, at: now, seq: j.seq})
+	}
 	j.evidenceOpen = evidenceOpen(l, c.Msg)
 	if !c.Waiting {
 		j.lastProgress = now
@@ -637,8 +700,9 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 	}
 }
 
-// reached records a step that only an error's traceback showed the start
-// in, from at (no earlier than the step before).
+// reached records a step that only an error's traceback, or a line read
+// before the server was known, showed the start in, from at (no earlier
+// than the step before).
 func (j *Judge) reached(ph v.Phase, at time.Time) {
 	if at.Before(j.phaseAt) {
 		at = j.phaseAt

@@ -978,3 +978,28 @@ func TestNoConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestLinesBeforeTheServerIsKnown: lines read before any names the server
+// are read with its catalogue once one does, each at its own time: a
+// step (SGLang's untagged capture line) and an error (a node's scheduler
+// exit) (users' logs, SGLang 2026).
+func TestLinesBeforeTheServerIsKnown(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	j := New(Config{Readiness: LogReadiness}, t0)
+	j.Line(logline.Line{Text: "[2026-06-05 18:12:33] Capture cuda graph begin. This can take up to several minutes. avail mem=20.67 GB"}, t0.Add(time.Second))
+	j.Line(logline.Line{Text: "[2026-02-25 15:04:37] Scheduler or DataParallelController 848532 terminated with 255"}, t0.Add(2*time.Second))
+	if j.Server() != "" || j.Phase() != v.Launch {
+		t.Fatalf("server %q, phase %s before a line names it; want none, launch", j.Server(), j.Phase())
+	}
+	j.Line(logline.Line{Text: "[2026-06-05 18:12:40 TP0] Registering 8 cuda graph addresses"}, t0.Add(3*time.Second))
+	if j.Server() != "sglang" || j.Phase() != v.CUDAGraph {
+		t.Fatalf("server %q, phase %s; want sglang, cuda_graph", j.Server(), j.Phase())
+	}
+	r := j.Tick(t0.Add(time.Minute))
+	if r == nil || r.Verdict != v.Failed || r.RuleID != "sglang.scheduler_exited" {
+		t.Fatalf("got %+v; want failed by sglang.scheduler_exited", r)
+	}
+	if sp := r.Phases; len(sp) < 2 || sp[len(sp)-1].Phase != v.CUDAGraph || !sp[len(sp)-1].Start.Equal(t0.Add(time.Second)) {
+		t.Errorf("phases %+v; want cuda_graph from the capture line's time", sp)
+	}
+}
