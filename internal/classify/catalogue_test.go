@@ -187,6 +187,8 @@ var failureLines = []ruleLine{
 	{"sglang", "sglang.scheduler_signaled", "[2026-11-29 10:00:00] Subprocess scheduler_0 (pid=4242) crashed with exit code -11. Killing all processes."},
 	{"sglang", "net.bind", "OSError: [Errno 98] Address already in use"},
 	// A NIXL decode instance beside its prefill instance (a user's log).
+	// A ROCm prefill node's detokenizer (SGLang, docker logs -t, 2026).
+	{"sglang", "sglang.zmq_port", "2026-09-22T06:50:07.810074780Z zmq.error.ZMQError: Address already in use (addr='tcp://127.0.0.1:29236')"},
 	{"vllm", "vllm.zmq_port", "zmq.error.ZMQError: Address already in use (addr='tcp://localhost:5557')"},
 	{"sglang", "net.bind", "[2026-11-29 10:00:00] ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use"},
 	// sglang srt/utils.py wait_port_available (0.4-0.5.x).

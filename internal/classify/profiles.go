@@ -180,6 +180,13 @@ var sglang = &Profile{
 		// 1 or more (and data_parallel_controller.py): it joins its
 		// schedulers and reports each one's exit code once it ended.
 		{ID: "sglang.scheduler_exited", Matcher: re("Scheduler or DataParallelController ", `^Scheduler or DataParallelController \d+ terminated with (?:[1-9]\d*|-\d+)$`), Cause: v.Crash, Fatal: true, Title: "a scheduler process exited"},
+		// srt/managers/*_manager.py init_ipc_channels: the tokenizer,
+		// scheduler and detokenizer talk over ZMQ sockets, TCP ones on
+		// the ports after --dist-init-addr's (server_args.py PortArgs, with
+		// several nodes or DP attention), and a process left from an
+		// earlier start may hold one (a ROCm PD prefill node, 2026).
+		{ID: "sglang.zmq_port", Matcher: re("ZMQError", `ZMQError: Address already in use`), Cause: v.PortInUse, Fatal: true, Title: "a port of SGLang's own ZMQ sockets is already taken",
+			Hint: "a process from an earlier start (or another SGLang on this host) holds the port in the message: find it with `ss -ltnp` and stop it, or move --dist-init-addr's port (SGLang takes the few ports after it)"},
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, KillsOwn: true, Title: "a child process failed and the launcher is killing the server"},
 		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
 		// "Initialization failed. warmup error: ...".
