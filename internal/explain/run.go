@@ -27,6 +27,11 @@ const (
 	// sameCrashGap: the same start-up crash stamped this much later than
 	// the last one is a restart, not another rank.
 	sameCrashGap = 30 * time.Second
+	// servingLook: a run's first lines, before any step of a start, are
+	// looked at for one that shows the log begins mid-serving
+	// (judge.BeginsServing); a tail shows it early, and a crash loop's
+	// long tracebacks need not be.
+	servingLook = 64
 	// ringSize lines are kept for the evidence of a run without verdict.
 	ringSize = 6
 	// maxSpans bounds the phase changes kept per run: a hostile log can
@@ -189,7 +194,7 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 		return
 	}
 	st.still = false
-	if len(st.spans) == 1 && st.j.BeginsServing(text, now) {
+	if len(st.spans) == 1 && l.No-st.first < servingLook && st.j.BeginsServing(text, now) {
 		st.drain()
 		if st.tick(now) {
 			// All of the run is its life after ready, this line too.
