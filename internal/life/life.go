@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"vigil/internal/ansi"
 	"vigil/internal/classify"
 	"vigil/internal/lazyre"
 	"vigil/internal/litset"
@@ -97,13 +98,19 @@ var Rules = []Rule{
 // shutdowns are the lines a server prints when it shuts down in order
 // (asked to by a signal): llama.cpp's tools/server/server.cpp clean-up
 // ("srv    operator(): cleaning up before exit..."), uvicorn's end (vLLM,
-// SGLang, TensorRT-LLM), TGI's router (router/src/server.rs), and
+// SGLang, TensorRT-LLM), TGI's router (router/src/server.rs),
 // llama.cpp's context freed (src/llama-context.cpp ~llama_context, which
 // reports its compute buffers: a build whose clean-up line is filtered
-// out or missing still prints it). Offline, a run whose life after ready
-// says so was stopped, not still serving.
+// out or missing still prints it), vLLM's own shutdown (0.2x: the engine
+// core's and the API server's "[shutdown]" lines, after which the API
+// server's output handler reports the engine dead) and SGLang's
+// (tokenizer_manager.py's SIGTERM handler, after which its subprocesses
+// report the signal as a crash). Offline, a run whose life after ready
+// says so was stopped, not still serving, and what it printed after is
+// not read.
 var shutdowns = sync.OnceValue(func() *litset.Set {
-	return litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown", "~llama_context: ")
+	return litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown", "~llama_context: ",
+		"[shutdown] EngineCore: trigger received signal=", "[shutdown] API server: shutdown triggered", "Draining requests and shutting down")
 })
 
 // ruleLits holds every rule's literals; ruleMasks[i] has the bits of
@@ -185,6 +192,8 @@ func New(cfg Config) *Judge {
 
 // Line judges one log line; it returns a remark for the person, if any.
 func (lj *Judge) Line(text string, now time.Time) string {
+	// (Evidence reads without a line's colours, as the startup's does.)
+	text = ansi.Strip(text)
 	lits, masks := ruleLits()
 	found := lits.Scan(text)
 	for i := range Rules {

@@ -151,6 +151,19 @@ func TestOffline(t *testing.T) {
 		// on (a user's log, 2026).
 		{name: "a router's model server stops", lines: []string{"[35373] 0.19.885.359 I srv    operator(): operator(): cleaning up before exit..."}},
 		{name: "uvicorn's end", lines: []string{"(APIServer pid=1) INFO:     Finished server process [1]"}, stopped: true},
+		// vLLM 0.25 and SGLang stopped by SIGTERM on a DGX Spark (a
+		// user's logs, 2026): what the stop makes them print after is no
+		// death.
+		{name: "vllm's shutdown, then its engine dead", lines: []string{
+			"(EngineCore pid=23397) INFO 08-01 21:34:51 [core.py:1214] [shutdown] EngineCore: trigger received signal=SIGTERM",
+			"(APIServer pid=23283) INFO 08-01 21:34:51 [launcher.py:100] [shutdown] API server: shutdown triggered",
+			"(APIServer pid=23283) ERROR 08-01 21:34:51 [async_llm.py:693] AsyncLLM output_handler failed.",
+			"(APIServer pid=23283) ERROR 08-01 21:34:51 [async_llm.py:693] vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+		}, stopped: true},
+		{name: "sglang's SIGTERM, then its detokenizer's exit", lines: []string{
+			"[2026-08-02 00:17:43] SIGTERM received. signum=None frame=None. Draining requests and shutting down...",
+			"[2026-08-02 00:17:43] Subprocess detokenizer (pid=31379) crashed with exit code -15. Triggering SIGQUIT for cleanup...",
+		}, stopped: true},
 		// llama-server b9849 on Vulkan, its last line (2026).
 		{name: "llama.cpp's context freed", lines: []string{"0.35.029.294 W ~llama_context:    Vulkan0 compute buffer size of 679.1215 MiB, does not match expectation of 625.2188 MiB"}, stopped: true},
 		{name: "died, then shut down", lines: []string{
