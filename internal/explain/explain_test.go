@@ -1287,3 +1287,26 @@ func TestDownloadBeforeTheBanner(t *testing.T) {
 		}
 	}
 }
+
+// TestStopAfterAQuietReady: a ready line believed once the next stamped
+// line comes minutes later leaves that line to the life after ready,
+// whose stop it dates (NGC vLLM 26.01 with colours, a user's log, 2026).
+func TestStopAfterAQuietReady(t *testing.T) {
+	tag := "\x1b[0;36m(APIServer pid=1)\x1b[0;0m "
+	log := tag + "INFO 02-05 00:05:28 [api_server.py:1] vLLM API server version 0.13.0\n" +
+		tag + "INFO 02-05 00:07:28 [api_server.py:1428] Starting vLLM API server 0 on http://0.0.0.0:8000\n" +
+		tag + "INFO:     Started server process [1]\n" +
+		tag + "INFO:     Waiting for application startup.\n" +
+		tag + "INFO:     Application startup complete.\n" +
+		tag + "INFO 02-05 00:11:38 [launcher.py:110] Shutting down FastAPI HTTP server.\n" +
+		tag + "INFO:     Shutting down\n" +
+		tag + "INFO:     Waiting for application shutdown.\n" +
+		tag + "INFO:     Application shutdown complete.\n"
+	r := oneRun(t, log, Options{Now: now})
+	if r.Verdict != v.Ready || r.Life == nil || r.Life.How != LifeStopped || r.Life.After != 4*time.Minute+10*time.Second {
+		t.Fatalf("%q, after ready %+v; want ready, then stopped after 4m10s", r.Verdict, r.Life)
+	}
+	if ev := r.Life.Evidence; len(ev) != 1 || ev[0] != "(APIServer pid=1) INFO:     Application shutdown complete." {
+		t.Errorf("evidence %q; want the stop line without its colours", ev)
+	}
+}

@@ -191,6 +191,11 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 		before = now.Add(-time.Second)
 	}
 	if st.tick(before) {
+		if st.readyLine == l.No {
+			// Ready before this line: it is the life's, and its stamp
+			// may be the one that dates how that ended.
+			st.readyLine--
+		}
 		return
 	}
 	st.still = false
