@@ -459,9 +459,10 @@ var vllm = &Profile{
 	// line, "Starting vLLM API server N on" (0.8-0.11) and "Starting vLLM
 	// server on" (0.12 and later); and the engine's stats while serving,
 	// "Avg prompt throughput: " (v1/metrics/loggers.py, V0's
-	// engine/metrics.py).)
+	// engine/metrics.py); and its V1 modules in a traceback, which a
+	// wrapper's log (Ray Serve LLM) may hold alone.)
 	Detect: []string{"vLLM API server version", "vLLM server version", "LLM engine (v", "(EngineCore", "non-default args:", "vllm.entrypoints", "vllm/entrypoints/",
-		"(APIServer pid=", "(VllmWorker", "(Worker pid=", "(Worker_", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http", "Avg prompt throughput: ",
+		"(APIServer pid=", "(VllmWorker", "(Worker pid=", "(Worker_", "(RayWorkerWrapper pid=", "Starting vLLM API server ", "Starting vLLM server on http", "Avg prompt throughput: ", "vllm.v1.", "vllm/v1/",
 		// argparse's own lines for the vllm command.
 		"usage: vllm ", "vllm: error: "},
 	// v1/engine/async_llm.py: the output handler reads the engine core's
@@ -471,7 +472,10 @@ var vllm = &Profile{
 	// (run_busy_loop, _process_engine_step) runs once the engine core is
 	// up: a traceback through it, even cut above its header, is of
 	// serving.
-	ServingOnly: []string{"AsyncLLM output_handler failed", "Dumping input data for V1 LLM engine", ", in run_busy_loop", ", in _process_engine_step", "self._process_engine_step()"},
+	ServingOnly: []string{"AsyncLLM output_handler failed", "Dumping input data for V1 LLM engine", ", in run_busy_loop", ", in _process_engine_step", "self._process_engine_step()",
+		// v1/engine/exceptions.py: a request's call into an engine that
+		// died after it was up (async_llm.py).
+		"EngineDeadError: EngineCore encountered an issue"},
 }
 
 var trtllm = &Profile{

@@ -177,6 +177,9 @@ func TestBeginsServing(t *testing.T) {
 		// A compose log cut inside the engine core's traceback
 		// (vllm-ascend#5772, 2026).
 		{name: "vllm's busy loop in a traceback", line: "ocr-paddle-vl-2  | (EngineCore_DP0 pid=36)     self._process_engine_step()", want: true},
+		// Ray Serve LLM's replica, a request into a dead engine
+		// (ray#53267, 2025).
+		{name: "vllm's engine dead at a request", line: "(ServeReplica:default:LLMDeploymentqwen-0_5b pid=14262) vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.", want: true},
 		// A fork of llama-server on Windows, its log's last lines (2026).
 		{name: "llama.cpp's slot at work", line: "26.12.365.673 W slot create_check: id  3 | task 11647 | created context checkpoint 32 of 32 (pos_min = 135669, pos_max = 135669, n_tokens = 135670, size = 682.175 MiB)", want: true, named: "llamacpp"},
 		{name: "a request served", line: "May 21 07:22:52 helium-cuda llm-server-start[59332]: srv  log_server_r: done request: POST /v1/chat/completions 192.168.122.1 200", want: true, named: "llamacpp"},
