@@ -197,6 +197,9 @@ type Judge struct {
 	// servingBefore is the line that showed the log begins mid-serving
 	// (BeginsServing).
 	servingBefore string
+	// rootAt is when the line was read whose traceback showed the step
+	// of the failure being decided (failure, for Tick).
+	rootAt time.Time
 	// sawStep: a line marked a step of the start (its banner too).
 	sawStep bool
 	// early are the lines that said nothing while the server was not
@@ -933,6 +936,10 @@ func (j *Judge) Tick(now time.Time) *observe.Result {
 	if r.At.IsZero() {
 		r.At = now // a rule may date the verdict earlier (readiness.go)
 	}
+	if r.Verdict == v.Failed && r.Phase != "" && j.prof.Index(r.Phase) > j.phaseIx {
+		// A failure's traceback showed the step it was in (failure).
+		j.reached(r.Phase, j.rootAt)
+	}
 	r.Phases = append([]observe.PhaseSpan(nil), j.spans...)
 	if r.Phase == "" {
 		r.Phase = j.phase
@@ -1291,10 +1298,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Evidence = j.withUnexplained(root, r.Evidence)
 	}
 	if root != nil && root.phase != "" && j.prof.Index(root.phase) > j.phaseIx {
-		// The traceback shows a later step than any line announced: the
-		// phases end in it too.
-		r.Phase = root.phase
-		j.reached(root.phase, root.at)
+		// The traceback shows a later step than any line announced (the
+		// phases end in it too, once Tick gives this verdict).
+		r.Phase, j.rootAt = root.phase, root.at
 	}
 	if r.RuleID == "exit.port_taken" {
 		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)
