@@ -99,6 +99,10 @@ var failureLines = []ruleLine{
 	// form before 2.12 (a multi-node guide's log).
 	{"sglang", "nccl.ib_completion", "[2026-03-03 12:11:38] tpgds-aihub0007:185303:186751 [1] transport/net_ib.cc:2453 NCCL WARN NET/IB: Got completion from peer 10.99.91.63<51161> with status=4 opcode=32614 len=32614 vendor err 81 (Send) localGid ::ffff:10.99.92.59 remoteGids::ffff:10.99.91.63 hca mlx5_1"},
 	{"vllm", "nccl.ib_completion", "node-2:5776:5902 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion from peer 10.2.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)"},
+	// What the judge reads from SGLang 0.4.2's traceback of a --tp of 3
+	// (judge.assertion): "    assert self.total_num_heads % tp_size == 0",
+	// then "AssertionError".
+	{"sglang", "py.assert_tp_heads", "AssertionError: assert self.total_num_heads % tp_size == 0"},
 	{"vllm", "torch.dist_backend", "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1."},
 	{"vllm", "nccl.watchdog", "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600011 milliseconds before timing out."},
 	{"sglang", "nccl.failed_ops", "[rank1]:[E1218 20:37:21.0 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 1] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data."},

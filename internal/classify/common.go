@@ -134,6 +134,12 @@ var commonFailures = []FailureRule{
 	// nccl
 	{ID: "torch.tcpstore_bind", Matcher: re("server socket has failed", `server socket has failed to (listen|bind)`), Cause: v.NCCL, Title: "the distributed rendezvous port is already taken",
 		Hint: "another job holds the rendezvous port: choose a free one (MASTER_PORT, --dist-init-addr, --nccl-port) or stop the leftover processes"},
+	// A model's attention layer asserts that the tensor-parallel size
+	// divides its heads (SGLang 0.4's models/*.py, as vLLM's older ones
+	// did); the judge reads a bare AssertionError with the statement its
+	// traceback printed (judge.assertion).
+	{ID: "py.assert_tp_heads", Matcher: re("% tp_size == 0", `^AssertionError: assert self\.total_num_(?:kv_)?heads % (?:self\.)?tp_size == 0`), Cause: v.Config, Title: "the tensor-parallel size does not divide the model's attention heads",
+		Hint: "choose a tensor-parallel size (--tp, --tensor-parallel-size) that divides the model's number of attention heads and of KV heads (num_attention_heads, num_key_value_heads in its config.json)"},
 	{ID: "nccl.error", Matcher: lit("NCCL error"), Cause: v.NCCL, Title: "NCCL failed",
 		Hint: "run with NCCL_DEBUG=INFO; check that all GPUs are visible and healthy (nvidia-smi topo -m), that /dev/shm is large enough in containers (--shm-size, --ipc=host), and set NCCL_SOCKET_IFNAME to the right interface for multi-node"},
 	// src/include/checks.h CUDACHECK ("Cuda failure 'ERR'", 2.2x and

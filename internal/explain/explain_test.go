@@ -1120,7 +1120,7 @@ func TestEndsInACutTraceback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := oneRun(t, tt.log, Options{Now: now})
-			if r.Verdict != tt.verdict || tt.verdict == v.Failed && (r.Cause != v.Exception || !strings.HasSuffix(r.Summary, "AssertionError")) {
+			if r.Verdict != tt.verdict || tt.verdict == v.Failed && (r.Cause != v.Exception || !strings.HasSuffix(r.Summary, "AssertionError: assert new_spec.page_size_bytes == max_page_size")) {
 				t.Errorf("%q %q: %s; want %q", r.Verdict, r.Cause, r.Summary, tt.verdict)
 			}
 		})

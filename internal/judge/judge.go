@@ -200,6 +200,10 @@ type Judge struct {
 	// rootAt is when the line was read whose traceback showed the step
 	// of the failure being decided (failure, for Tick).
 	rootAt time.Time
+	// assertText is the latest assert statement a traceback printed, on
+	// line assertLine (assertion).
+	assertText string
+	assertLine int
 	// sawStep: a line marked a step of the start (its banner too).
 	sawStep bool
 	// early are the lines that said nothing while the server was not
@@ -490,6 +494,7 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		}
 	}
 	c := j.memo.Classify(j.prof, l.Text)
+	j.assertion(&c)
 	if j.server == "" && c.Phase == "" && c.Failure == nil && !c.Exception && len(j.early) < maxEarly && !logline.Blank(c.Msg) {
 		j.seq++
 		j.early = append(j.early, earlyLine{raw: l.Text, at: now, seq: j.seq})
@@ -649,6 +654,23 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	if c.Exception || (c.Failure != nil && c.Failure.Cause != "") {
 		j.signals = append(j.signals, s)
 	}
+}
+
+// assertion reads a bare AssertionError with the assert statement that
+// its traceback printed just above it (the source line, then Python
+// 3.11's carets at most): "AssertionError: assert self.total_num_heads %
+// tp_size == 0" says what failed, and the catalogue may know it.
+func (j *Judge) assertion(c *classify.Class) {
+	if t := strings.TrimLeft(c.Msg, " \t"); strings.HasPrefix(t, "assert ") && len(t) <= 300 && c.Failure == nil {
+		j.assertText, j.assertLine = strings.TrimRight(t, " \t\r"), j.lines
+		return
+	}
+	if !c.Exception || c.Failure != nil || strings.TrimRight(c.Msg, " \t\r") != "AssertionError" || j.assertText == "" || j.lines-j.assertLine > 2 {
+		return
+	}
+	c.Msg = "AssertionError: " + j.assertText
+	c.Failure = j.memo.Classify(j.prof, c.Msg).Failure
+	j.assertText = ""
 }
 
 // evidenceOpen reports whether more of an error's evidence may follow a

@@ -1003,3 +1003,40 @@ func TestLinesBeforeTheServerIsKnown(t *testing.T) {
 		t.Errorf("phases %+v; want cuda_graph from the capture line's time", sp)
 	}
 }
+
+// TestBareAssertion: a bare AssertionError is read with the assert
+// statement its traceback printed just above it, and the catalogue's rule
+// for that statement names the cause (SGLang 0.4.2 with a --tp that does
+// not divide the heads, a user's notes, 2025).
+func TestBareAssertion(t *testing.T) {
+	tb := []string{
+		"[2025-02-14 02:47:45 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		`  File "/sgl-workspace/sglang/python/sglang/srt/models/qwen2.py", line 105, in __init__`,
+		"    assert self.total_num_heads % tp_size == 0",
+		"AssertionError",
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		cause v.Cause
+		sum   string
+	}{
+		{"the statement a rule knows", tb, v.Config, "AssertionError: assert self.total_num_heads % tp_size == 0"},
+		{"Python 3.11's carets between", []string{tb[0], tb[1], "    assert new_spec.page_size_bytes == max_page_size", "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^", "AssertionError"}, v.Exception, "AssertionError: assert new_spec.page_size_bytes == max_page_size"},
+		{"an assertion with its own message", []string{tb[0], tb[1], tb[2], "AssertionError: heads"}, v.Exception, "AssertionError: heads"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Unix(1_800_000_000, 0)
+			j := New(Config{Server: "sglang", Readiness: LogReadiness}, t0)
+			for _, l := range tt.lines {
+				j.Line(logline.Line{Text: l}, t0)
+			}
+			j.Exit(observe.Exit{Code: 1}, t0.Add(time.Second))
+			r := j.Tick(t0.Add(time.Minute))
+			if r == nil || r.Cause != tt.cause || !strings.HasSuffix(r.Summary, tt.sum) {
+				t.Fatalf("got %+v; want %s ending %q", r, tt.cause, tt.sum)
+			}
+		})
+	}
+}
