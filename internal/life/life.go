@@ -88,7 +88,11 @@ var Rules = []Rule{
 	// that loop is its death even where the log lost the lines above.
 	{ID: "vllm.busy_loop_raised", re: lazyre.New(`, in (?:run_busy_loop|_process_engine_step)$`), lits: []string{", in run_busy_loop", ", in _process_engine_step"}, Title: "vLLM's engine core raised while serving"},
 	// vllm v1/engine/exceptions.py and the v0 async engine.
-	{ID: "vllm.engine_dead", re: lazyre.New(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError`), lits: []string{"EngineDeadError", "Engine loop has died", "EngineCore encountered a fatal error"}, Title: "vLLM's engine died"},
+	// (V0's multiprocessing engine: client.py's "Engine process (pid N)
+	// died." and entrypoints/launcher.py's "MQLLMEngine is already dead,
+	// terminating server process", after which the server shuts itself
+	// down.)
+	{ID: "vllm.engine_dead", re: lazyre.New(`EngineDeadError|Engine loop has died|EngineCore encountered a fatal error|AsyncEngineDeadError|MQLLMEngine is already dead|Engine process \(pid \d+\) died`), lits: []string{"EngineDeadError", "Engine loop has died", "EngineCore encountered a fatal error", "MQLLMEngine is already dead", "Engine process (pid "}, Title: "vLLM's engine died"},
 	// TGI launcher/src/main.rs.
 	{ID: "tgi.shard_dead", re: lazyre.New(`Shard \d+ crashed|Shard process was signaled|Shard \d+ terminated`), lits: []string{"Shard "}, Title: "a TGI shard died"},
 	// NCCL's watchdog in torch's ProcessGroupNCCL.

@@ -151,6 +151,14 @@ func TestOffline(t *testing.T) {
 		// on (a user's log, 2026).
 		{name: "a router's model server stops", lines: []string{"[35373] 0.19.885.359 I srv    operator(): operator(): cleaning up before exit..."}},
 		{name: "uvicorn's end", lines: []string{"(APIServer pid=1) INFO:     Finished server process [1]"}, stopped: true},
+		// vLLM 0.6's multiprocessing engine died at a request, and the
+		// server shut itself down (a user's log, 2024).
+		{name: "vllm v0's engine dead, then its own shutdown", lines: []string{
+			"ERROR 12-06 14:09:37 client.py:282] RuntimeError('Engine process (pid 16470) died.')",
+			"CRITICAL 12-06 14:09:39 launcher.py:99] MQLLMEngine is already dead, terminating server process",
+			"INFO:     Shutting down",
+			"INFO:     Application shutdown complete.",
+		}, cause: v.Crash},
 		// vLLM 0.25 and SGLang stopped by SIGTERM on a DGX Spark (a
 		// user's logs, 2026): what the stop makes them print after is no
 		// death.
