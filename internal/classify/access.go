@@ -84,15 +84,16 @@ func access(line string) (method, path string, code int) {
 }
 
 // ServedRequest reports whether line is an access-log line of a POST to
-// the server's API answered 2xx, and its path: a started server's work
-// (while one loads it answers 503, or not at all). SGLang's own warmup
-// request, before its ready line, is one too: "POST /generate".
+// the server's API answered 2xx, or 500 (a request it took and failed),
+// and its path: a started server's work (while one loads it answers 503,
+// or not at all). SGLang's own warmup request, before its ready line, is
+// one too: "POST /generate".
 func ServedRequest(line string) (path string, ok bool) {
 	if !MayBeAccess(line) {
 		return "", false
 	}
 	method, path, code := access(line)
-	if method != "POST" || code < 200 || code > 299 || healthPaths[path] {
+	if method != "POST" || (code < 200 || code > 299) && code != 500 || healthPaths[path] {
 		return "", false
 	}
 	return path, true

@@ -43,6 +43,9 @@ func TestServedRequest(t *testing.T) {
 		{"a health probe", `INFO:     127.0.0.1:4 - "GET /health HTTP/1.1" 200 OK`, "", false},
 		{"a POST to a health endpoint", `INFO:     127.0.0.1:4 - "POST /health_generate HTTP/1.1" 200 OK`, "", false},
 		{"loading", "srv  log_server_r: request: POST /completion 127.0.0.1 503", "", false},
+		// vLLM on Ascend, a request that killed the engine (2025).
+		{"a request taken and failed", `INFO:     127.0.0.1:54321 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`, "/v1/chat/completions", true},
+		{"a request refused", `INFO:     127.0.0.1:54321 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request`, "", false},
 		{"a GET of the API", `INFO:     127.0.0.1:4 - "GET /v1/models HTTP/1.1" 200 OK`, "", false},
 		{"not an access line", "POST /v1/completions 200", "", false},
 	}

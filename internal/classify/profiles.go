@@ -59,7 +59,11 @@ type Profile struct {
 
 var sglang = &Profile{
 	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true, LogLevelFlag: "--log-level",
-	Order: []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Serving, v.Warmup, v.PhaseReady},
+	// managers/scheduler_metrics_mixin.py log_decode_stats: every
+	// --decode-log-interval (40) decode steps, which its warmup request
+	// (8 new tokens) never reaches: a request being served.
+	ServingOnly: []string{"Decode batch. #running-req: "},
+	Order:       []v.Phase{v.Launch, v.Init, v.Distributed, v.Weights, v.KVCache, v.Compile, v.CUDAGraph, v.Serving, v.Warmup, v.PhaseReady},
 	Phases: append([]PhaseRule{
 		{ID: "sglang.phase.server_args", Matcher: re("server_args=ServerArgs(|server_args={'", `server_args=(ServerArgs\(|\{')`), Phase: v.Init},
 		{ID: "sglang.phase.attention_backend", Matcher: lit("Attention backend not"), Phase: v.Init},
@@ -472,10 +476,13 @@ var vllm = &Profile{
 	// (run_busy_loop, _process_engine_step) runs once the engine core is
 	// up: a traceback through it, even cut above its header, is of
 	// serving.
-	ServingOnly: []string{"AsyncLLM output_handler failed", "Dumping input data for V1 LLM engine", ", in run_busy_loop", ", in _process_engine_step", "self._process_engine_step()",
+	ServingOnly: []string{"AsyncLLM output_handler failed", "Dumping input data for V1 LLM engine", "Dumping scheduler output for model execution", ", in run_busy_loop", ", in _process_engine_step", "self._process_engine_step()",
 		// v1/engine/exceptions.py: a request's call into an engine that
-		// died after it was up (async_llm.py).
-		"EngineDeadError: EngineCore encountered an issue"},
+		// died after it was up (async_llm.py); V0's launcher.py on a
+		// request to a dead engine.
+		"EngineDeadError: EngineCore encountered an issue", "MQLLMEngine is already dead",
+		// entrypoints/logger.py RequestLogger: a request the server took.
+		"] Received request "},
 }
 
 var trtllm = &Profile{
@@ -930,6 +937,17 @@ func ServingOnly(p *Profile, line string) bool {
 		}
 	}
 	return false
+}
+
+// ServingOnlyServer is the first server (in v.Servers' order) one of
+// whose ServingOnly literals line holds, or "".
+func ServingOnlyServer(line string) string {
+	for _, name := range v.Servers {
+		if ServingOnly(Profiles[name], line) {
+			return name
+		}
+	}
+	return ""
 }
 
 // MayBeServingOnly reports whether line holds any profile's ServingOnly

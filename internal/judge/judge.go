@@ -927,6 +927,10 @@ func (j *Judge) BeginsServing(line string, now time.Time) bool {
 	if kind == "" {
 		kind = classify.DetectLog(line)
 	}
+	if kind == "" && !served {
+		// The line itself names the server that alone prints it.
+		kind = classify.ServingOnlyServer(line)
+	}
 	if served {
 		if path == "/generate" && (kind == "sglang" || kind == "") {
 			return false // SGLang's warmup request, maybe

@@ -177,6 +177,13 @@ func TestBeginsServing(t *testing.T) {
 		// A compose log cut inside the engine core's traceback
 		// (vllm-ascend#5772, 2026).
 		{name: "vllm's busy loop in a traceback", line: "ocr-paddle-vl-2  | (EngineCore_DP0 pid=36)     self._process_engine_step()", want: true},
+		// Users' tails of serving (vLLM on Ascend, SGLang with LMCache,
+		// 2025): a request logged, a decode batch's stats, a request that
+		// failed with 500, a failed step's dump.
+		{name: "vllm's request log, the server not yet named", line: "INFO 09-03 07:50:59 [logger.py:41] Received request chatcmpl-b3678bb5415c4440b811f5d3598e1323: prompt: 'x'", want: true},
+		{name: "sglang's decode stats", line: "[2025-06-26 02:16:20 TP0] Decode batch. #running-req: 1, #token: 2102, token usage: 0.51, cuda graph: True, gen throughput (token/s): 93.51, #queue-req: 0", want: true, named: "sglang"},
+		{name: "a request that failed", server: "vllm", line: `INFO:     127.0.0.1:54321 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error`, want: true},
+		{name: "vllm's scheduler dump", line: "qwen3-vl-32b  | (EngineCore_DP0 pid=413) ERROR 11-10 12:30:57 [dump_input.py:76] Dumping scheduler output for model execution: SchedulerOutput(scheduled_new_reqs=[])", want: true},
 		// Ray Serve LLM's replica, a request into a dead engine
 		// (ray#53267, 2025).
 		{name: "vllm's engine dead at a request", line: "(ServeReplica:default:LLMDeploymentqwen-0_5b pid=14262) vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.", want: true},
