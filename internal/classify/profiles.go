@@ -481,8 +481,9 @@ var vllm = &Profile{
 		// died after it was up (async_llm.py); V0's launcher.py on a
 		// request to a dead engine.
 		"EngineDeadError: EngineCore encountered an issue", "MQLLMEngine is already dead",
-		// entrypoints/logger.py RequestLogger: a request the server took.
-		"] Received request "},
+		// entrypoints/logger.py RequestLogger: a request the server took
+		// (the OpenAI endpoints' ids).
+		"Received request chatcmpl-", "Received request cmpl-"},
 }
 
 var trtllm = &Profile{

@@ -661,7 +661,13 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 // 3.11's carets at most): "AssertionError: assert self.total_num_heads %
 // tp_size == 0" says what failed, and the catalogue may know it.
 func (j *Judge) assertion(c *classify.Class) {
-	if t := strings.TrimLeft(c.Msg, " \t"); strings.HasPrefix(t, "assert ") && len(t) <= 300 && c.Failure == nil {
+	// (By hand: strings.TrimLeft builds its set on every call, and this
+	// runs on every line.)
+	i := 0
+	for i < len(c.Msg) && (c.Msg[i] == ' ' || c.Msg[i] == '\t') {
+		i++
+	}
+	if t := c.Msg[i:]; strings.HasPrefix(t, "assert ") && len(t) <= 300 && c.Failure == nil {
 		j.assertText, j.assertLine = strings.TrimRight(t, " \t\r"), j.lines
 		return
 	}

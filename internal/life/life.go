@@ -114,7 +114,7 @@ var Rules = []Rule{
 // not read.
 var shutdowns = sync.OnceValue(func() *litset.Set {
 	return litset.New("leaning up before exit...", "Application shutdown complete", "Finished server process [", "signal received, starting graceful shutdown", "~llama_context: ",
-		"[shutdown] EngineCore: trigger received signal=", "[shutdown] API server: shutdown triggered", "Draining requests and shutting down")
+		"EngineCore: trigger received signal=", "API server: shutdown triggered", "Draining requests and shutting down")
 })
 
 // ruleLits holds every rule's literals; ruleMasks[i] has the bits of
