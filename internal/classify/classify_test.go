@@ -78,6 +78,14 @@ func TestParse(t *testing.T) {
 		// Docker Desktop's view without milliseconds (a user's SGLang log,
 		// 2025-02), above SGLang's own stamp in another zone.
 		{"docker desktop, seconds", "2025-02-04 21:21:40 [2025-02-04 05:21:40 TP0] Load weight begin. avail mem=22.76 GB", "Load weight begin. avail mem=22.76 GB", "TP0", "", "sglang"},
+		// Wrappers' Python loggers: the local time with its ",ms" or
+		// ".ms", a level before it or after it (NVIDIA NIM 1.0, Ray, KServe,
+		// Ray Serve, InstructLab; users' logs 2024-2025).
+		{"nim", "2024-07-23 22:27:23,428 [INFO] [TRT-LLM] [I] Starting TensorRT-LLM init.", "[INFO] [TRT-LLM] [I] Starting TensorRT-LLM init.", "", "", "sglang"},
+		{"ray", "2025-01-13 10:12:19,545\tINFO worker.py:1654 -- Connecting to existing Ray cluster at address: 10.0.0.1:6379...", "INFO worker.py:1654 -- Connecting to existing Ray cluster at address: 10.0.0.1:6379...", "", "", "sglang"},
+		{"kserve", "2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] Failed to start model server: integer division or modulo by zero", "1 kserve ERROR [__main__.py:<module>():254] Failed to start model server: integer division or modulo by zero", "", "", "sglang"},
+		{"ray serve", "(ServeReplica:default:LLMDeploymentqwen-0_5b pid=14262) ERROR 2025-05-23 00:42:04,876 default_LLMDeploymentqwen-0_5b c5e4a3 -- Exception in replica", "default_LLMDeploymentqwen-0_5b c5e4a3 -- Exception in replica", "ServeReplica:default:LLMDeploymentqwen-0_5b", "error", "sglang"},
+		{"instructlab", "INFO 2025-03-19 08:17:28,422 instructlab.model.backends.vllm:85: vLLM server terminated by keyboard", "instructlab.model.backends.vllm:85: vLLM server terminated by keyboard", "", "info", "sglang"},
 		{"trtllm 1.x rank", "[11/30/2025-06:18:31] [TRT-LLM] [RANK 0] [I] Setting up for warmup...", "Setting up for warmup...", "RANK 0", "info", "trtllm"},
 		{"trtllm autodeploy", "[12/20/2025-03:40:47] [TRT-LLM AUTO-DEPLOY] [RANK 0] [I] Using fake cache manager with head_dim=0 and num pages: 61848", "Using fake cache manager with head_dim=0 and num pages: 61848", "RANK 0", "info", "trtllm"},
 		{"trtllm cpp", "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 17210", "Number of blocks in KV cache primary pool: 17210", "", "info", ""},

@@ -31,9 +31,11 @@ var (
 	criStreamRe    = regexp.MustCompile(`^std(?:out|err) [FP] `)
 	tgiLevelRe     = regexp.MustCompile(`^ ?(?:TRACE|DEBUG|INFO|WARN|ERROR) `)
 	desktopRe      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| `)
-	desktopSecRe   = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) `)
-	routerPortRe   = regexp.MustCompile(`^\[ *(\d{1,5})\] `)
-	journalRe      = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9][0-9] \d\d:\d\d:\d\d(?:\.\d{6})?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?[+-]\d\d:?\d\d) [^ ]+ [^ ]+?: `)
+	desktopSecRe   = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,9})?)[ \t]`)
+	// A level before a Python logger's local time (Ray Serve, InstructLab).
+	levelLocalRe = regexp.MustCompile(`^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,9})?)[ \t]`)
+	routerPortRe = regexp.MustCompile(`^\[ *(\d{1,5})\] `)
+	journalRe    = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9][0-9] \d\d:\d\d:\d\d(?:\.\d{6})?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?[+-]\d\d:?\d\d) [^ ]+ [^ ]+?: `)
 )
 
 // Parse takes a line of server output apart. It recognises the prefixes of
@@ -108,6 +110,10 @@ func Parse(line string) Parsed {
 		if m := vllmHeaderRe.FindStringSubmatch(msg); m != nil {
 			p.Level = levelNames[m[1]]
 			p.Stamp, p.StampKind = m[2], "vllm"
+			msg = msg[len(m[0]):]
+		} else if m := levelLocalRe.FindStringSubmatch(msg); m != nil {
+			p.Level = levelNames[m[1]]
+			p.Stamp, p.StampKind = m[2], "sglang"
 			msg = msg[len(m[0]):]
 		}
 	case strings.HasPrefix(msg, "[20") || strings.HasPrefix(msg, "[19"):

@@ -83,6 +83,15 @@ func ParseFast(line string) Parsed {
 			p.Level = levelName(level)
 			p.Stamp, p.StampKind = stamp, "vllm"
 			msg = msg[n:]
+		} else if level := levelWord(msg, ' '); level != "" {
+			// A level before a Python logger's local time: Ray Serve's
+			// "ERROR 2025-05-23 00:42:04,876 default_... -- ...",
+			// InstructLab's "INFO 2025-03-19 08:17:28,422 instructlab...".
+			if k := LocalDateTime(msg[len(level)+1:]); k > 0 {
+				p.Level = levelName(level)
+				p.Stamp, p.StampKind = msg[len(level)+1:len(level)+1+k], "sglang"
+				msg = msg[len(level)+k+2:]
+			}
 		}
 	case strings.HasPrefix(msg, "[20") || strings.HasPrefix(msg, "[19"):
 		if stamp, ranks, n, ok := cutSGLangHeader(msg); ok {
@@ -231,12 +240,36 @@ func CutContainer(s string) (n int, stamp, kind string) {
 		}
 	} else if pattern(r, "9999-99-99 99:99:99.999 | ") {
 		return n + 26, r[:23], "sglang"
-	} else if pattern(r, "9999-99-99 99:99:99 ") && len(r) > 20 {
+	} else if k := LocalDateTime(r); k > 0 && len(r) > k+1 {
 		// Docker Desktop's log view without milliseconds (a user's log,
-		// 2025-02: "2025-02-04 21:21:40 [2025-02-04 05:21:40 TP0] ...").
-		return n + 20, r[:19], "sglang"
+		// 2025-02: "2025-02-04 21:21:40 [2025-02-04 05:21:40 TP0] ..."),
+		// and the local times that wrappers' Python loggers print:
+		// NVIDIA NIM's "2024-07-23 22:27:23,428 [INFO] ...", Ray's
+		// "2025-01-13 10:12:19,545\tINFO worker.py:...", KServe's
+		// "2024-07-01 07:28:04.488 1 kserve ERROR ...".
+		return n + k + 1, r[:k], "sglang"
 	}
 	return n, "", ""
+}
+
+// LocalDateTime is the length of the local date and time s opens with
+// ("2024-07-23 22:27:23", with a fraction of a second after "." or ","
+// as Python logging's asctime prints it) when a space or a tab follows
+// it; 0 for none.
+func LocalDateTime(s string) int {
+	if !pattern(s, "9999-99-99 99:99:99") {
+		return 0
+	}
+	k := 19
+	if k+1 < len(s) && (s[k] == '.' || s[k] == ',') {
+		if d := digits(s[k+1:]); d >= 1 && d <= 9 {
+			k += 1 + d
+		}
+	}
+	if k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		return k
+	}
+	return 0
 }
 
 // ComposeService is the docker compose service a line is from

@@ -9,6 +9,15 @@ import (
 // ParseFast: case folding, runes that lower-case to ASCII, empty
 // literals, prefixes that almost match.
 var edgeLines = []string{
+	// Python loggers' local times, with and without a level before them.
+	"2024-07-23 22:27:23,428 [INFO] x",
+	"2025-01-13 10:12:19,545\tINFO worker.py:1654 -- y",
+	"2024-07-01 07:28:04.488 1 kserve ERROR z",
+	"2024-07-01 07:28:04.",
+	"2024-07-01 07:28:04,1234567890 x",
+	"INFO 2025-03-19 08:17:28,422 instructlab.model: x",
+	"ERROR 2025-03-19 08:17:28 x",
+	"WARNING 2025-03-19 08:17:28,",
 	// Structured lines.
 	`{"timestamp":"2024-02-21T05:10:01.304586Z","level":"INFO","message":"Connected","target":"text_generation_router"}`,
 	`{"timestamp":"2024-02-21T05:09:58.029562Z","level":"WARN","fields":{"message":"x\n"},"span":{"rank":3}}`,

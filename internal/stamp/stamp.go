@@ -94,12 +94,6 @@ func (s *Reader) Of(line string) int64 {
 	return t
 }
 
-// pyLogging is the shape of Python logging's default asctime and the
-// separator after it, as FlashInfer's logger prints it inside vLLM's and
-// TensorRT-LLM's logs ("2026-06-21 07:20:41,666 - INFO - autotuner.py:641
-// - flashinfer.jit: ..."): a local time, read as SGLang's layout.
-const pyLogging = "9999-99-99 99:99:99,999 - "
-
 // Kind is a stamp's layout.
 type Kind byte
 
@@ -168,8 +162,8 @@ func Text(line string) (string, Kind) {
 			return Text(line[n:])
 		}
 	case c >= '0' && c <= '9':
-		if shape(line, pyLogging) {
-			return line[:23], SGLang
+		if k := classify.LocalDateTime(line); k > 0 {
+			return line[:k], SGLang
 		}
 		if shape(line, "9999-99-99T99:99:99") {
 			n := 19
@@ -203,8 +197,8 @@ func Text(line string) (string, Kind) {
 			}
 		}
 	}
-	if shape(line, pyLogging) {
-		return line[:23], SGLang
+	if k := classify.LocalDateTime(line); k > 0 {
+		return line[:k], SGLang
 	}
 	if line == "" || strings.IndexByte("IWEDC", line[0]) < 0 {
 		// (No level word: explain reads back over a chunk of a server's
@@ -215,6 +209,11 @@ func Text(line string) (string, Kind) {
 		if strings.HasPrefix(line, l) {
 			if shape(line[len(l):], "99-99 99:99:99") {
 				return line[len(l) : len(l)+14], VLLM
+			}
+			// Ray Serve's and InstructLab's level before a Python
+			// logger's local time.
+			if k := classify.LocalDateTime(line[len(l):]); k > 0 {
+				return line[len(l) : len(l)+k], SGLang
 			}
 			break
 		}

@@ -40,6 +40,14 @@ func TestReader(t *testing.T) {
 		{"journalctl in German", "Okt 05 16:43:01 tuxai systemd[1]: llama-server.service: Failed with result 'oom-kill'.", time.Date(2025, 10, 5, 16, 43, 1, 0, loc)},
 		{"python logging in a vllm worker", "(Worker_TP0 pid=57) 2026-01-10 07:20:41,666 - INFO - autotuner.py:641 - flashinfer.jit: [Autotuner]: Autotuning process ends", time.Date(2026, 1, 10, 7, 20, 41, 666_000_000, loc)},
 		{"python logging", "2026-01-10 04:21:17,836 - INFO - flashinfer.jit: Loading JIT ops: norm", time.Date(2026, 1, 10, 4, 21, 17, 836_000_000, loc)},
+		// Wrappers' Python loggers (NVIDIA NIM 1.0, Ray, KServe, Ray
+		// Serve, InstructLab; users' logs 2024-2025).
+		{"nim", "2024-07-23 22:27:23,428 [INFO] PyTorch version 2.2.2 available.", time.Date(2024, 7, 23, 22, 27, 23, 428_000_000, loc)},
+		{"ray", "2025-01-13 10:12:19,545\tINFO worker.py:1654 -- Connecting to existing Ray cluster at address: 10.0.0.1:6379...", time.Date(2025, 1, 13, 10, 12, 19, 545_000_000, loc)},
+		{"kserve", "2024-07-01 07:28:04.488 1 kserve ERROR [__main__.py:<module>():254] Failed to start model server: integer division or modulo by zero", time.Date(2024, 7, 1, 7, 28, 4, 488_000_000, loc)},
+		{"ray serve", "(ServeReplica:default:LLMDeploymentqwen-0_5b pid=14262) ERROR 2025-05-23 00:42:04,876 default_LLMDeploymentqwen-0_5b c5e4a3 -- x", time.Date(2025, 5, 23, 0, 42, 4, 876_000_000, loc)},
+		{"instructlab", "INFO 2025-03-19 08:17:28,422 instructlab.model.backends.vllm:85: vLLM server terminated by keyboard", time.Date(2025, 3, 19, 8, 17, 28, 422_000_000, loc)},
+		{"a date in a message", "2024-07-23 22:27:23,428", time.Time{}},
 		{"a table row", "system_info: n_threads = 4 | AVX = 1 | AVX2 = 1", time.Time{}},
 		{"iso is UTC", "2026-01-10T10:00:00.5Z  INFO text_generation_launcher: x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"tensorrt-llm", "[01/10/2026-11:00:00] [TRT-LLM] [I] x", time.Date(2026, 1, 10, 11, 0, 0, 0, loc)},
