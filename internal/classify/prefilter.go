@@ -278,7 +278,7 @@ func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
 				for i := range pr.ProgressPhases {
 					r := &pr.ProgressPhases[i]
 					if r.match(p.Desc, desc) {
-						c.Phase, c.PhaseRule = r.Phase, r
+						c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 						break
 					}
 				}

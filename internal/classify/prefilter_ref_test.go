@@ -30,7 +30,7 @@ func (pr *Profile) classifySlow(line string) Class {
 			for i := range pr.ProgressPhases {
 				r := &pr.ProgressPhases[i]
 				if r.match(p.Desc, desc) {
-					c.Phase, c.PhaseRule = r.Phase, r
+					c.Phase, c.Back, c.PhaseRule = r.Phase, r.Back, r
 					break
 				}
 			}
