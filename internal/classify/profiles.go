@@ -784,7 +784,12 @@ var tgi = &Profile{
 		{ID: "tgi.phase.attention", Matcher: re("Using attention|Sharding model on", `^Using attention \S+ - Prefix caching|^Sharding model on \d+ processes`), Phase: v.Init},
 		{ID: "tgi.phase.download", Matcher: re("download process|Files are already present|Successfully downloaded weights|Download file:", `Starting download process|Starting check and download process|Files are already present|Successfully downloaded weights|Download file:`), Phase: v.Weights},
 		{ID: "tgi.phase.shard", Matcher: re("Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://", `^Starting shard|Waiting for shard to be ready|Shard ready in|Server started at unix://`), Phase: v.Weights},
-		{ID: "tgi.phase.webserver", Matcher: re("Starting Webserver|Using backend", `^Starting Webserver|Using backend`), Phase: v.Serving},
+		// launcher/src/main.rs spawns the router ("Starting Webserver"),
+		// which connects to the shards and warms the model up (prefill,
+		// CUDA graphs: minutes) before it binds its port after "Connected":
+		// the router's start is the warmup, nothing listens yet (two
+		// users' logs cut there read "the server said it listens").
+		{ID: "tgi.phase.webserver", Matcher: re("Starting Webserver|Using backend", `^Starting Webserver|Using backend`), Phase: v.Warmup},
 		{ID: "tgi.phase.warmup", Matcher: re("Warming up model|Setting max batch total tokens", `^Warming up model|Setting max batch total tokens`), Phase: v.Warmup},
 		// server/text_generation_server/models/flash_causal_lm.py (3.x):
 		// printed by the shards during the router's warmup call.

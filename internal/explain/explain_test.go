@@ -745,7 +745,7 @@ func TestTGIJSONOutput(t *testing.T) {
 	for _, p := range r.Phases {
 		got = append(got, string(p.Name))
 	}
-	want := []string{"launch", "init", "weights", "serving", "warmup", "ready"}
+	want := []string{"launch", "init", "weights", "warmup", "ready"}
 	if r.Server != "tgi" || r.Verdict != v.Ready || !r.Timed || !slices.Equal(got, want) {
 		t.Errorf("%s %q, timed %v, phases %v (%s); want tgi ready through %v", r.Server, r.Verdict, r.Timed, got, r.Summary, want)
 	}
