@@ -242,6 +242,14 @@ var failureLines = []ruleLine{
 	{"sglang", "py.version_check", "ImportError: flashinfer is installed with version 0.2.3, which is less than the minimum required version 0.2.5"},
 	{"vllm", "torch.no_cuda_build", "AssertionError: Torch not compiled with CUDA enabled"},
 	{"vllm", "so.undefined_symbol", "ImportError: /opt/vllm/_C.abi3.so: undefined symbol: _ZN5torch3jit"},
+	// vLLM under a Kubernetes Service named vllm: envs.py's own check
+	// (0.8+), and the int() it replaced (a user's notes, 2025-02).
+	{"vllm", "k8s.service_port_env", "ValueError: VLLM_PORT 'tcp://172.20.14.3:8000' appears to be a URI. This may be caused by a Kubernetes service discovery issue,check the warning in: https://docs.vllm.ai/en/stable/serving/env_vars.html"},
+	{"vllm", "k8s.service_port_env", "ERROR 02-06 18:29:55 engine.py:389] ValueError: invalid literal for int() with base 10: 'tcp://172.16.168.90:8000'"},
+	// SGLang 0.4.3 importing vLLM's kernels on a node whose driver
+	// predates CUDA 12 (a user's notes, 2025-02).
+	{"sglang", "cuda.driver_symbol", "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.abi3.so: undefined symbol: cuTensorMapEncodeTiled"},
+	{"vllm", "so.undefined_symbol", "ImportError: /usr/local/lib/python3.12/dist-packages/vllm/_C.abi3.so: undefined symbol: cudaGetDriverEntryPointByVersion"},
 	{"vllm", "so.missing", "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"},
 	{"sglang", "py.import", "ModuleNotFoundError: No module named 'sgl_kernel'"},
 	// crash

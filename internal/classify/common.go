@@ -438,6 +438,13 @@ var commonFailures = []FailureRule{
 		Hint: "fix the flag the message names; a flag can also come from its environment variable (TGI: text-generation-launcher --help lists them, [env: NAME=]; vLLM's Rust frontend names the arguments it does not take yet: drop them or unset VLLM_USE_RUST_FRONTEND)"},
 	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
 		Hint: "read the field named in the validation error and fix that flag"},
+	// Kubernetes gives every pod <SERVICE>_PORT=tcp://IP:PORT for each
+	// Service in its namespace: a Service named vllm sets VLLM_PORT, which
+	// vLLM reads as its own port (envs.py get_vllm_port, 0.8+: "VLLM_PORT
+	// 'tcp://...' appears to be a URI"; before: int(os.getenv('VLLM_PORT'))
+	// fails on it; two users' logs, 2025).
+	{ID: "k8s.service_port_env", Matcher: re("appears to be a URI|with base 10: 'tcp://", `PORT '[a-z]+://[^']*' appears to be a URI|invalid literal for int\(\) with base 10: 'tcp://`), Cause: v.Config, Title: "a Kubernetes Service's variable took the server's port setting",
+		Hint: "a Service named like the server (vllm, sglang) sets VLLM_PORT or SGLANG_PORT to tcp://IP:PORT in every pod of its namespace: rename the Service, or set enableServiceLinks: false in the pod spec"},
 	// dependency
 	// sglang srt/utils.py assert_pkg_version (0.4-0.5): too old, or not
 	// installed at all ("with minimum required version X is not installed").
@@ -445,6 +452,13 @@ var commonFailures = []FailureRule{
 		Hint: "install the package versions this server release pins (pip install -U / reinstall in a fresh environment)"},
 	{ID: "torch.no_cuda_build", Matcher: lit("Torch not compiled with CUDA enabled"), Cause: v.Dependency, Title: "the installed torch has no CUDA support",
 		Hint: "install a CUDA build of torch that matches the server's requirements"},
+	// A CUDA driver API function (libcuda's "cu" and a capital:
+	// cuTensorMapEncodeTiled, cuGetProcAddress_v2) that the loaded driver
+	// does not export: the driver is older than the CUDA the extension
+	// was built for (CUDA 12's are missing from CUDA 11 drivers; triton
+	// #4330; a user's SGLang on an old node driver, 2025).
+	{ID: "cuda.driver_symbol", Matcher: re("undefined symbol: cu", `undefined symbol: cu[A-Z]\w*`), Cause: v.CUDA, Title: "the NVIDIA driver is older than the CUDA the server was built for",
+		Hint: "upgrade the NVIDIA driver (in containers, the host's or the node's), or install a server build for the CUDA the driver supports; check that the real libcuda.so is loaded, not a stub"},
 	{ID: "so.undefined_symbol", Matcher: lit("undefined symbol"), Cause: v.Dependency, Title: "a compiled extension does not match the installed libraries",
 		Hint: "the extension was built against another torch/CUDA: reinstall the server package (or rebuild it) against the installed torch"},
 	{ID: "so.missing", Matcher: re("cannot open shared object file|GLIBC", `cannot open shared object file|GLIBC\S* not found|GLIBCXX\S* not found`), Cause: v.Dependency, Title: "a shared library is missing",
