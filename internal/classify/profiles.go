@@ -682,7 +682,7 @@ var llamacpp = &Profile{
 		{ID: "llamacpp.fit_echo", Matcher: lit("encountered an error while trying to fit params to free device memory"), Title: "fitting the parameters to the free memory failed"},
 		// src/llama-model.cpp (b10587).
 		{ID: "llamacpp.arch", Matcher: lit("unknown model architecture"), Cause: v.Config, Reached: v.Weights, Title: "this build does not know the model's architecture",
-			Hint: "update llama.cpp: the model needs a newer build than this one"},
+			Hint: "update llama.cpp if the architecture is newer than this build; if it is not among llama.cpp's supported models at all, no build loads it: use a runtime that supports it"},
 		// src/llama-vocab.cpp (b10587): a tokenizer newer than this build,
 		// like an unknown architecture.
 		{ID: "llamacpp.pretokenizer", Matcher: lit("unknown pre-tokenizer type"), Cause: v.Config, Reached: v.Weights, Title: "this build does not know the model's pre-tokenizer",
