@@ -1116,6 +1116,10 @@ func TestEndsInACutTraceback(t *testing.T) {
 		{"the traceback printed again, cut", logged + "(EngineCore pid=114) Process EngineCore:\n(EngineCore pid=114) Traceback (most recent call last):\n", v.Failed},
 		{"the traceback's frames, cut", logged + "(EngineCore pid=114) Process EngineCore:\n(EngineCore pid=114)   File \"/usr/lib/python3.12/multiprocessing/process.py\", line 314, in _bootstrap\n", v.Failed},
 		{"a step after it", logged + "(EngineCore pid=114) INFO 06-23 06:27:25 [gpu_model_runner.py:1] Loading model from scratch...\n", ""},
+		// More frames than the lines kept for a run without a verdict
+		// (vLLM 0.7's engine, a user's paste cut in the traceback).
+		{"a long traceback's frames, cut", logged + "(EngineCore pid=114) Process EngineCore:\n(EngineCore pid=114) Traceback (most recent call last):\n" +
+			strings.Repeat("(EngineCore pid=114)   File \"/usr/local/lib/python3.12/dist-packages/vllm/engine/multiprocessing/engine.py\", line 391, in run_mp_engine\n(EngineCore pid=114)     raise e\n", 8), v.Failed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

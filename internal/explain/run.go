@@ -63,9 +63,14 @@ type runState struct {
 	died     bool
 	diedLine string
 	// stale: lines were counted without reading their stamps (idle).
-	stale  bool
-	ring   [ringSize]string
-	ringN  int
+	stale bool
+	ring  [ringSize]string
+	ringN int
+	// said holds the last ringSize of those lines that do not begin with
+	// a blank: however long the traceback after an error, its frames do
+	// not push the error out.
+	said   [ringSize]string
+	saidN  int
 	server string
 	// readyLine is the ready line, or the line of a ready verdict
 	// without one (0: none); tail the lines after it that tell how the
@@ -180,6 +185,10 @@ func (st *runState) feed(l *logline.Span, m *meta, banner string, t int64) {
 		// answers, the lines are the life after ready's.)
 		st.ring[st.ringN%ringSize] = text
 		st.ringN++
+		if !indented(text) {
+			st.said[st.saidN%ringSize] = text
+			st.saidN++
+		}
 	}
 	now := st.now()
 	// The live judge decides when time passes; so does this one, by the
@@ -335,14 +344,12 @@ func (st *runState) failed() bool {
 // endsInError reports whether the run's last line that says something is
 // an error: a failure line or the exception line that ends a traceback.
 // Benign lines and indented ones (the source line Python prints under a
-// warning) are passed over: a restart's first lines, before its banner,
-// may be such noise.
+// warning, a traceback's frames) are passed over: a restart's first
+// lines, before its banner, may be such noise, and a log cut in the
+// traceback a dying process prints after its error ends in that error.
 func (st *runState) endsInError() bool {
-	for i := st.ringN - 1; i >= 0 && i >= st.ringN-ringSize; i-- {
-		l := st.ring[i%ringSize]
-		if l[0] == ' ' || l[0] == '\t' {
-			continue
-		}
+	for i := st.saidN - 1; i >= 0 && i >= st.saidN-ringSize; i-- {
+		l := st.said[i%ringSize]
 		c := st.memo.Classify(st.prof, l)
 		if c.Benign || classify.TracebackBody(c.Msg) {
 			// (A traceback begun, its frames under a process's prefix,
@@ -359,6 +366,23 @@ func (st *runState) endsInError() bool {
 		return c.Failure != nil || c.Exception
 	}
 	return false
+}
+
+// indented reports whether a line's text begins with a blank, after the
+// process tags vLLM puts before a child's lines ("(EngineCore pid=114)
+// "): a traceback's frame, or the source line under a warning.
+func indented(s string) bool {
+	for range 2 {
+		if s == "" || s[0] != '(' {
+			break
+		}
+		k := strings.IndexByte(s, ')')
+		if k < 0 || k+1 >= len(s) || s[k+1] != ' ' {
+			break
+		}
+		s = s[k+2:]
+	}
+	return s != "" && (s[0] == ' ' || s[0] == '\t')
 }
 
 // acceptsCrash decides whether a start-up crash block ending in the error
