@@ -34,7 +34,8 @@ is told with its server, start and end, phases with their durations, and how it
 ended: ready, failed (with cause, evidence and hint), or without a verdict.
 
 Offline there is no clock and no process to watch, so a stall or a timeout can
-only be suspected: such a run "ended in phase X without a verdict". A server
+only be suspected: such a run "ended in phase X without a verdict", or
+"stopped in phase X" when its last lines show a signal or Ctrl-C. A server
 that has no ready line (vLLM, TensorRT-LLM) counts as ready once it said it
 listens and nothing went wrong after; health answers in its access log count.
 Whether a ready server answers sanely (bad_output) cannot be told from a log.

@@ -1340,3 +1340,24 @@ func TestKernelWarmupIsCompile(t *testing.T) {
 		t.Errorf("phases %+v; want kv_cache 0s, compile 4m10s, cuda_graph 1m21s", r.Phases)
 	}
 }
+
+// TestStoppedWhileStarting: a start that a signal stopped is said to be
+// stopped, with a hint about who stops servers, not one that blames the
+// step it was in (vLLM 0.7's SIGTERM handler while the weights loaded,
+// sent by a liveness probe; a user's notes, 2025).
+func TestStoppedWhileStarting(t *testing.T) {
+	start := "INFO 02-06 18:29:50 api_server.py:1] vLLM API server version 0.7.2\n" +
+		"Loading safetensors checkpoint shards:   0% Completed | 0/2 [00:00<?, ?it/s]\n"
+	stopped := start + "Traceback (most recent call last):\n" +
+		`  File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/api_server.py", line 871, in signal_handler` + "\n" +
+		`    raise KeyboardInterrupt("terminated")` + "\n" +
+		"KeyboardInterrupt: terminated\n"
+	r := oneRun(t, stopped, Options{Now: now})
+	if r.Verdict != "" || r.Phase != v.Weights || !strings.HasPrefix(r.Summary, "stopped in phase weights") || r.Hint != stoppedHint {
+		t.Errorf("%q in %s: %s (%s); want no verdict, stopped in weights", r.Verdict, r.Phase, r.Summary, r.Hint)
+	}
+	r = oneRun(t, start, Options{Now: now})
+	if !strings.HasPrefix(r.Summary, "ended in phase weights") || r.Hint == stoppedHint {
+		t.Errorf("%s (%s); want a start that just ends", r.Summary, r.Hint)
+	}
+}

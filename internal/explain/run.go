@@ -8,6 +8,7 @@ import (
 
 	"vigil/internal/classify"
 	"vigil/internal/judge"
+	"vigil/internal/life"
 	"vigil/internal/logline"
 	"vigil/internal/observe"
 	v "vigil/internal/verdict"
@@ -544,14 +545,45 @@ func (st *runState) finish() *Run {
 	}
 	ph := st.j.Phase()
 	r.Phase = ph
-	r.Summary = fmt.Sprintf("ended in phase %s without a verdict", ph)
+	stop := st.stopLine()
+	if stop != "" {
+		r.Summary = fmt.Sprintf("stopped in phase %s without a verdict", ph)
+	} else {
+		r.Summary = fmt.Sprintf("ended in phase %s without a verdict", ph)
+	}
 	if r.Timed {
 		r.Summary += fmt.Sprintf(" (%s after its first line)", fmtDur(end.Sub(time.Unix(0, st.start))))
+	}
+	if stop != "" {
+		r.Summary += ": " + clip(stop, 200)
+		r.Hint = stoppedHint
+		r.Evidence = append([]string{"[vigil] the log ends in phase " + string(ph) + " with a stop (a signal or Ctrl-C), before a ready line or a failure"}, st.lastLines()...)
+		r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
+		return r
 	}
 	r.Hint = noVerdictHint(ph)
 	r.Evidence = append([]string{"[vigil] the log ends in phase " + string(ph) + " with no ready line and no failure: offline, a stall or a timeout can only be suspected"}, st.lastLines()...)
 	r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
 	return r
+}
+
+// stoppedHint is the hint of a start stopped from outside.
+const stoppedHint = "the server was stopped while it started: if not by you, find who sent the signal (a liveness or startup probe that gave up too soon, systemd's TimeoutStartSec, docker stop, a job's time limit) and give the start more time"
+
+// stopLine is the line among the run's last that says the server was
+// asked to stop (a signal or Ctrl-C), or "": vLLM's SIGTERM handler
+// raises KeyboardInterrupt("terminated") while it starts, a terminal
+// echoes "^C", a server shutting down in order prints its clean-up
+// (life.Shutdown).
+func (st *runState) stopLine() string {
+	for i := st.saidN - 1; i >= 0 && i >= st.saidN-ringSize; i-- {
+		l := st.said[i%ringSize]
+		msg := strings.TrimSpace(classify.ParseFast(l).Msg)
+		if msg == "^C" || strings.HasPrefix(msg, "KeyboardInterrupt") || life.Shutdown(l) {
+			return l
+		}
+	}
+	return ""
 }
 
 func (st *runState) lastLines() []string {

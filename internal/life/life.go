@@ -117,6 +117,10 @@ var shutdowns = sync.OnceValue(func() *litset.Set {
 		"EngineCore: trigger received signal=", "API server: shutdown triggered", "Draining requests and shutting down")
 })
 
+// Shutdown reports whether a line is one a server prints when it shuts
+// down in order (see shutdowns).
+func Shutdown(text string) bool { return shutdowns().Scan(text) != 0 }
+
 // ruleLits holds every rule's literals; ruleMasks[i] has the bits of
 // Rules[i]'s. A line is searched for all of them in one pass: explain
 // reads the last lines of every ready run through these rules, and one
