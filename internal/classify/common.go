@@ -70,6 +70,11 @@ var waiting = []Matcher{
 	lit("Health check failed. Server couldn't get a response from detokenizer"),
 }
 
+// weightsOOMHint is the GPU out-of-memory hint while the weights load:
+// a memory fraction (vLLM's --gpu-memory-utilization, SGLang's
+// --mem-fraction-static) only sizes what is allocated after them.
+const weightsOOMHint = "the weights alone do not fit in the GPU memory that is free (a memory fraction such as --gpu-memory-utilization or --mem-fraction-static only sizes what comes after them): spread the model over more GPUs (tensor or pipeline parallelism), use a quantized checkpoint, or offload part of it to the CPU (vLLM --cpu-offload-gb); check nvidia-smi for other processes holding GPU memory"
+
 // commonFailures are library-level errors that look the same whichever
 // server prints them (PyTorch, NCCL, CUDA, Hugging Face, Python itself).
 // Order matters: the first rule that matches a line wins, so specific rules
@@ -83,9 +88,11 @@ var commonFailures = []FailureRule{
 	// gpu_oom
 	// (torch 2.9+ raises AcceleratorError: "CUDA error: out of memory".)
 	{ID: "torch.cuda_oom", Matcher: re("CUDA out of memory|AcceleratorError: CUDA error: out of memory", `CUDA out of memory|AcceleratorError: CUDA error: out of memory`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
-		Hint: "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}, TensorRT-LLM kv_cache_config.free_gpu_memory_fraction), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
+		Hint:        "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}, TensorRT-LLM kv_cache_config.free_gpu_memory_fraction), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory",
+		WeightsHint: weightsOOMHint},
 	{ID: "torch.oom_error", Matcher: lit("OutOfMemoryError"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
-		Hint: "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
+		Hint:        "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory",
+		WeightsHint: weightsOOMHint},
 	{ID: "cuda.oom", Matcher: re("out of memory|Out of memory|OUT OF MEMORY", `(?i)(cuda|cudaMalloc|gpu|\bnpu|\bxpu|device|cublas).*out of memory|out of memory.*(cuda|gpu|\bnpu|device)`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "free GPU memory (nvidia-smi shows who holds it), lower the memory fraction or context size, or offload fewer layers to the GPU"},
 	// Vulkan-Hpp's exception text (vk::OutOfDeviceMemoryError::what()),

@@ -120,6 +120,12 @@ type FailureRule struct {
 	// Hint is what to do about it. "{flag:--x}" is replaced by " (now V)"
 	// when the command line sets --x to V.
 	Hint string
+	// WeightsHint, when set, replaces Hint for a failure in the weights
+	// phase: the GPU's memory ran out before any memory fraction the
+	// server applies after loading (vLLM's --gpu-memory-utilization,
+	// SGLang's --mem-fraction-static) came into play, so lowering one
+	// does not help.
+	WeightsHint string
 }
 
 // Quoted is the error a Quotes rule's line quotes: the text after the

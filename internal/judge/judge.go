@@ -8,6 +8,7 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -1333,6 +1334,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		// The traceback shows a later step than any line announced (the
 		// phases end in it too, once Tick gives this verdict).
 		r.Phase, j.rootAt = root.phase, root.at
+	}
+	if root != nil && root.rule != nil && r.RuleID == root.rule.ID && root.rule.WeightsHint != "" && cmp.Or(r.Phase, j.phase) == v.Weights {
+		r.Hint = expandHint(root.rule.WeightsHint, j.cfg.Argv)
 	}
 	if r.RuleID == "exit.port_taken" {
 		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)

@@ -625,6 +625,45 @@ func TestHintNamesTheFlagValue(t *testing.T) {
 	}
 }
 
+// TestOOMWhileWeightsLoad: a GPU out of memory while the weights load
+// is not helped by a smaller memory fraction (applied after them), so
+// its hint says what does; the same error after them keeps the
+// fraction's hint.
+func TestOOMWhileWeightsLoad(t *testing.T) {
+	oom := "(EngineCore_DP0 pid=1) ERROR 11-29 10:00:09 [core.py:866] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB. GPU 0 has a total capacity of 139.72 GiB of which 71.25 MiB is free."
+	tests := []struct {
+		name   string
+		lines  []string
+		phase  v.Phase
+		weight bool
+	}{
+		{"in weights", []string{"(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:1] Starting to load model x..."}, v.Weights, true},
+		{"after weights", []string{
+			"(EngineCore_DP0 pid=1) INFO 11-29 10:00:00 [gpu_model_runner.py:1] Starting to load model x...",
+			"(EngineCore_DP0 pid=1) INFO 11-29 10:00:05 [gpu_model_runner.py:1] Model loading took 60.1 GiB and 5.2 seconds",
+			"(EngineCore_DP0 pid=1) INFO 11-29 10:00:08 [gpu_worker.py:1] Available KV cache memory: 50.00 GiB",
+		}, v.KVCache, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var steps []step
+			for _, l := range append(tc.lines, oom) {
+				steps = append(steps, ln(1, l))
+			}
+			got := play(t, Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second}, append(steps, ex(1.1, observe.Exit{Code: 1})), 10)
+			if got == nil {
+				t.Fatal("no verdict")
+			}
+			if got.Cause != v.GPUOOM || got.RuleID != "torch.cuda_oom" || got.Phase != tc.phase {
+				t.Fatalf("got %s %s %s in %s, want gpu_oom by torch.cuda_oom in %s", got.Verdict, got.Cause, got.RuleID, got.Phase, tc.phase)
+			}
+			if weights := strings.HasPrefix(got.Hint, "the weights alone do not fit"); weights != tc.weight {
+				t.Errorf("hint %q; want the weights' hint: %v", got.Hint, tc.weight)
+			}
+		})
+	}
+}
+
 func TestSmoke(t *testing.T) {
 	cfg := Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, Smoke: true}
 	t0 := time.Unix(1_800_000_000, 0)
