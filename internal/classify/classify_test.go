@@ -478,14 +478,20 @@ func TestWaitingLines(t *testing.T) {
 		{"tgi shard", "tgi", "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0", true},
 		// entrypoints/http_server.py health_generate (0.5.x).
 		{"sglang health check", "sglang", "[2026-06-05 18:17:52] Health check failed. Server couldn't get a response from detokenizer for last 20 seconds. tic start time: 18:17:32. last_heartbeat time: 18:11:33", true},
-		// entrypoints/http_server.py health_generate (0.5.x).
-		{"sglang health check", "sglang", "[2026-06-05 18:17:52] Health check failed. Server couldn't get a response from detokenizer for last 20 seconds. tic start time: 18:17:32. last_heartbeat time: 18:11:33", true},
+		// distributed/device_communicators/shm_broadcast.py acquire_write.
+		{"vllm shm broadcast", "vllm", "(VllmWorker rank=0 pid=3091) WARNING 05-06 10:12:05 [shm_broadcast.py:466] No available shared memory broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work (e.g. compilation).", true},
+		// v1/engine/core.py startup_handshake (0.9-0.11).
+		{"vllm engine handshake", "vllm", "(EngineCore_DP0 pid=164) INFO 01-23 15:48:36 [core.py:644] Waiting for init message from front-end.", true},
 		{"vllm weights", "vllm", "(EngineCore pid=1) INFO 08-23 10:00:00 [default_loader.py:291] Loading weights took 2.61 seconds", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Lookup(tt.server).Classify(tt.line).Waiting; got != tt.waiting {
 				t.Errorf("Waiting = %v, want %v", got, tt.waiting)
+			}
+			// A stall after a wait says what the server waited for.
+			if hint := WaitHint(Parse(tt.line).Msg); (hint != "") != tt.waiting {
+				t.Errorf("WaitHint = %q; want one: %v", hint, tt.waiting)
 			}
 		})
 	}

@@ -55,19 +55,41 @@ var benign = []Matcher{
 
 // waiting lines are printed periodically while a server waits for something
 // (a shard, a worker, an engine); they show the printer is alive, not that
-// the startup moves, so they do not count as progress.
-var waiting = []Matcher{
-	lit("No available shared memory broadcast block found"),
-	lit("Waiting for shard to be ready"),
-	lit("core engine proc(s) to start"),
-	lit("Waiting for init message from front-end"),
+// the startup moves, so they do not count as progress. A stall whose
+// last lines are one of them gets its hint: what the server waits for.
+var waiting = []WaitRule{
+	// vLLM's distributed/device_communicators/shm_broadcast.py, every
+	// 60 s while a reader has not taken the last broadcast.
+	{lit("No available shared memory broadcast block found"),
+		"a vLLM worker stopped taking its part in a broadcast: one rank hangs or died; py-spy dump the workers, and check dmesg for Xid errors and the OOM killer"},
+	// TGI's launcher, every 10 s until a shard's gRPC server is up.
+	{lit("Waiting for shard to be ready"),
+		"TGI's launcher waits for a shard that is silent: py-spy dump the shard's Python process (text-generation-server) to see where it waits; a shard that died prints its error under its rank"},
+	// vLLM's v1/engine/utils.py wait_for_engine_startup, every 10 s
+	// ("Waiting for 1 local, 0 remote core engine proc(s) to start.").
+	{lit("core engine proc(s) to start"),
+		"vLLM's API server waits for its engine core process, which printed nothing meanwhile: py-spy dump the EngineCore process to see where it waits (a lock, a download, a collective); with data parallelism over nodes, check that the other nodes' engines started and reach --data-parallel-address and --data-parallel-rpc-port"},
+	// vLLM's engine core (v1/engine/core.py startup_handshake, once,
+	// INFO in 0.9-0.11) before its front-end's init message; a headless
+	// data-parallel node waits here for the API server's node.
+	{lit("Waiting for init message from front-end"),
+		"vLLM's engine core waits for its API server's init message: on a headless data-parallel node, start the front-end node and check that it reaches this one at --data-parallel-address and --data-parallel-rpc-port; on one node, py-spy dump the API server process"},
 	// vLLM's executor/ray_utils.py _wait_until_pg_ready, every 10 s
 	// until a node with the GPUs joins (or 30 minutes pass).
-	lit("Waiting for creating a placement group of specs"),
+	{lit("Waiting for creating a placement group of specs"),
+		"Ray has fewer free GPUs than the parallel sizes ask for: `ray status` shows them; join the missing nodes, stop what holds their GPUs, or lower --tensor-parallel-size or --pipeline-parallel-size"},
 	// SGLang's entrypoints/http_server.py health_generate: a health
 	// request got no answer from the scheduler for 20 s. Repeated, it is
 	// no sign of progress.
-	lit("Health check failed. Server couldn't get a response from detokenizer"),
+	{lit("Health check failed. Server couldn't get a response from detokenizer"),
+		"SGLang's scheduler does not answer: a rank hangs in a step or a collective; py-spy dump the scheduler processes (TP0, TP1, ...) and check dmesg for Xid errors"},
+}
+
+// WaitRule is a line a server repeats while it waits, and what to do
+// when the wait does not end.
+type WaitRule struct {
+	Matcher
+	Hint string
 }
 
 // weightsOOMHint is the GPU out-of-memory hint while the weights load:
@@ -640,12 +662,17 @@ func TracebackBody(msg string) bool {
 // IsWaiting reports whether msg is one of the lines a server repeats while
 // it waits for something, which are no sign of progress.
 func IsWaiting(msg string) bool {
+	return WaitHint(msg) != ""
+}
+
+// WaitHint is the hint of the waiting line msg is, or "".
+func WaitHint(msg string) string {
 	for i := range waiting {
 		if waiting[i].match(msg, "") {
-			return true
+			return waiting[i].Hint
 		}
 	}
-	return false
+	return ""
 }
 
 // PanicMessage is the rule the judge gives the message of a Rust panic

@@ -107,7 +107,7 @@ func buildPrefilter(pr *Profile) *prefilter {
 	pf.kernelBase = b.matchers(len(kernelRules), func(i int) *Matcher { return &kernelRules[i].Matcher })
 	pf.notableBase = b.matchers(len(pr.Notable), func(i int) *Matcher { return &pr.Notable[i].Matcher })
 	pf.commonNotableBase = b.matchers(len(commonNotable), func(i int) *Matcher { return &commonNotable[i].Matcher })
-	pf.waitingBase = b.matchers(len(waiting), func(i int) *Matcher { return &waiting[i] })
+	pf.waitingBase = b.matchers(len(waiting), func(i int) *Matcher { return &waiting[i].Matcher })
 	pf.listenBit = b.bit()
 	for _, m := range listenMarkers {
 		b.add(m, pf.listenBit, false)
@@ -294,7 +294,7 @@ func (pf *prefilter) classifyParsed(pr *Profile, p Parsed) Class {
 	if hits.has(pf.tracebackBit) {
 		c.Traceback = true
 	}
-	c.Waiting = first(pf.waitingBase, len(waiting), func(i int) *Matcher { return &waiting[i] }) >= 0
+	c.Waiting = first(pf.waitingBase, len(waiting), func(i int) *Matcher { return &waiting[i].Matcher }) >= 0
 	c.Listening = hits.has(pf.listenBit)
 	// Kernel configs and notable warnings are mostly printed as warnings,
 	// so they are read before a warning returns.

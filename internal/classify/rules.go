@@ -253,7 +253,7 @@ func init() {
 		prepare(&benign[i])
 	}
 	for i := range waiting {
-		prepare(&waiting[i])
+		prepare(&waiting[i].Matcher)
 	}
 	for i := range commonFailures {
 		prepare(&commonFailures[i].Matcher)

@@ -1361,3 +1361,16 @@ func TestStoppedWhileStarting(t *testing.T) {
 		t.Errorf("%s (%s); want a start that just ends", r.Summary, r.Hint)
 	}
 }
+
+// TestEndsWaiting: a log whose last line is a wait a server repeats
+// (vLLM's API server for its engine core) gets that wait's hint.
+func TestEndsWaiting(t *testing.T) {
+	log := "(APIServer pid=1) INFO 08-23 10:00:00 [api_server.py:1] vLLM API server version 0.10.1\n" +
+		"(EngineCore_DP0 pid=2) INFO 08-23 10:00:01 [parallel_state.py:1] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0\n" +
+		"(APIServer pid=1) INFO 08-23 10:00:11 [utils.py:900] Waiting for 1 local, 0 remote core engine proc(s) to start.\n" +
+		"(APIServer pid=1) INFO 08-23 10:00:21 [utils.py:900] Waiting for 1 local, 0 remote core engine proc(s) to start.\n"
+	r := oneRun(t, log, Options{Now: now})
+	if r.Verdict != "" || !strings.Contains(r.Hint, "its last line was a wait: vLLM's API server waits for its engine core") {
+		t.Errorf("%q: %s (%s); want no verdict and the wait's hint", r.Verdict, r.Summary, r.Hint)
+	}
+}

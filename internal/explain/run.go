@@ -561,7 +561,7 @@ func (st *runState) finish() *Run {
 		r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
 		return r
 	}
-	r.Hint = noVerdictHint(ph)
+	r.Hint = noVerdictHint(ph, st.waitHint())
 	r.Evidence = append([]string{"[vigil] the log ends in phase " + string(ph) + " with no ready line and no failure: offline, a stall or a timeout can only be suspected"}, st.lastLines()...)
 	r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
 	return r
@@ -584,6 +584,15 @@ func (st *runState) stopLine() string {
 		}
 	}
 	return ""
+}
+
+// waitHint is the hint of the wait the run's last line repeats
+// (classify.WaitHint), or "".
+func (st *runState) waitHint() string {
+	if st.saidN == 0 {
+		return ""
+	}
+	return classify.WaitHint(classify.ParseFast(st.said[(st.saidN-1)%ringSize]).Msg)
 }
 
 func (st *runState) lastLines() []string {
@@ -633,8 +642,11 @@ func phases(spans []observe.PhaseSpan, first, end time.Time, timed, ready bool) 
 }
 
 // noVerdictHint says what to suspect when a log ends mid-startup.
-func noVerdictHint(ph v.Phase) string {
+func noVerdictHint(ph v.Phase, wait string) string {
 	base := "if the server is still starting, judge it live with `vigil watch --log FILE`; if it was stopped here, "
+	if wait != "" {
+		return base + "its last line was a wait: " + wait
+	}
 	switch ph {
 	case v.Distributed:
 		return base + "suspect a rank or node that never joined: check every node started and reaches --dist-init-addr / MASTER_ADDR, NCCL_SOCKET_IFNAME, and rerun with NCCL_DEBUG=INFO"

@@ -176,6 +176,9 @@ type Judge struct {
 	spans      []observe.PhaseSpan
 
 	lastProgress time.Time
+	// waitMsg is the last line's message when it is one a server repeats
+	// while it waits (classify.IsWaiting); a stall then says what for.
+	waitMsg      string
 	lastLineAt   time.Time
 	evidenceOpen bool // the last line may be continued (see evidenceOpen)
 	lastMeaning  string
@@ -503,6 +506,9 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	j.evidenceOpen = evidenceOpen(l, c.Msg)
 	if !c.Waiting {
 		j.lastProgress = now
+		j.waitMsg = ""
+	} else {
+		j.waitMsg = c.Msg
 	}
 	// A step's own line gone wrong says the server got to that step; an
 	// error that merely names a step (a missing libmpi, a failed NCCL
@@ -1184,8 +1190,12 @@ func (j *Judge) stalled(now time.Time) *observe.Result {
 	quiet := now.Sub(j.lastProgress)
 	ev := []string{fmt.Sprintf("[vigil] no log output, CPU or I/O activity for %s in phase %s", fmtDur(quiet), j.phase)}
 	ev = append(ev, j.lastLinesPerSource(6)...)
+	hint := stallHint(j.phase)
+	if h := classify.WaitHint(j.waitMsg); h != "" {
+		hint = h
+	}
 	return &observe.Result{Verdict: v.Stalled, Summary: fmt.Sprintf("no sign of progress for %s during %s", fmtDur(quiet), j.phase),
-		Evidence: ev, Hint: stallHint(j.phase)}
+		Evidence: ev, Hint: hint}
 }
 
 func (j *Judge) timedOut(now time.Time) *observe.Result {

@@ -721,18 +721,48 @@ func TestExpandHint(t *testing.T) {
 }
 
 // A line a server repeats while it waits (TGI's "Waiting for shard to be
-// ready...", vLLM's shared-memory broadcast warning) is no progress: a
-// shard that hangs is still a stall.
+// ready...", vLLM's "Waiting for 1 local, 0 remote core engine proc(s)")
+// is no progress: a shard or engine that hangs is still a stall, and the
+// stall's hint says what the server waited for.
 func TestWaitingLinesAreNoProgress(t *testing.T) {
-	cfg := Config{Server: "tgi", StallAfter: 4 * time.Second, Timeout: 60 * time.Second}
-	var steps []step
-	steps = append(steps, ln(0.5, "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0"))
-	for at := 1.0; at < 20; at += 1 {
-		steps = append(steps, ln(at, "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0"))
+	repeat := func(from float64, line string) []step {
+		var out []step
+		for at := from; at < 20; at++ {
+			out = append(out, ln(at, line))
+		}
+		return out
 	}
-	r := play(t, cfg, steps, 30)
-	if r == nil || r.Verdict != v.Stalled || r.Phase != v.Weights {
-		t.Fatalf("got %+v, want stalled in weights", r)
+	tests := []struct {
+		name   string
+		server string
+		steps  []step
+		phase  v.Phase
+		hint   string
+	}{
+		{"tgi shard", "tgi", append([]step{ln(0.5, "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Starting shard rank=0")},
+			repeat(1, "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0")...),
+			v.Weights, "TGI's launcher waits for a shard"},
+		{"vllm engine core", "vllm", append([]step{
+			ln(0.5, "(EngineCore_DP0 pid=2) INFO 08-23 10:00:00 [core.py:1] Waiting for init message from front-end."),
+			ln(0.6, "(EngineCore_DP0 pid=2) INFO 08-23 10:00:00 [parallel_state.py:1] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0"),
+		}, repeat(1, "(APIServer pid=1) INFO 08-23 10:00:10 [utils.py:900] Waiting for 1 local, 0 remote core engine proc(s) to start.")...),
+			v.Distributed, "vLLM's API server waits for its engine core"},
+		{"silent after a step", "vllm", []step{
+			ln(0.5, "(APIServer pid=1) INFO 08-23 10:00:10 [utils.py:900] Waiting for 1 local, 0 remote core engine proc(s) to start."),
+			ln(0.6, "(EngineCore_DP0 pid=2) INFO 08-23 10:00:00 [parallel_state.py:1] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0"),
+		}, v.Distributed, "a rank or node never joined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Server: tc.server, StallAfter: 4 * time.Second, Timeout: 60 * time.Second}
+			r := play(t, cfg, tc.steps, 30)
+			if r == nil || r.Verdict != v.Stalled || r.Phase != tc.phase {
+				t.Fatalf("got %+v, want stalled in %s", r, tc.phase)
+			}
+			if !strings.HasPrefix(r.Hint, tc.hint) {
+				t.Errorf("hint %q; want one that starts %q", r.Hint, tc.hint)
+			}
+		})
 	}
 }
 
