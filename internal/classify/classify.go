@@ -122,6 +122,9 @@ func DetectLog(line string) string {
 		if sglangUvicorn(line) || sglangRanks(line) {
 			return "sglang"
 		}
+		if vllmEngineHeader(line) {
+			return "vllm"
+		}
 		return ""
 	}
 	for i, name := range v.Servers {
@@ -211,6 +214,65 @@ func sglangRanks(line string) bool {
 		}
 		off += k + 1
 	}
+}
+
+// vllmEngineFiles are the source files of vLLM's own engine, workers
+// and API server, as its logger names them ("[gpu_model_runner.py:1329]").
+// Not the model executor's (weight_utils.py, loader.py, custom_all_reduce
+// .py, parallel_state.py): older SGLang imported those from vLLM, and
+// they print vLLM's header in SGLang's log.
+var vllmEngineFiles = []string{
+	"gpu_model_runner", "gpu_worker", "model_runner", "worker", "llm_engine", "async_llm_engine",
+	"async_llm", "core", "core_client", "kv_cache_utils", "api_server", "launcher", "multiproc_executor",
+	"ray_distributed_executor", "backends", "monitor", "decorators", "loggers", "serving_chat", "serving_completion",
+}
+
+// vllmEngineHeader reports whether line holds vLLM's header (its month,
+// day and time, then the file) naming one of vLLM's engine files
+// ("INFO 05-06 10:12:16 [gpu_model_runner.py:1347] Model loading took
+// ..."): a log cut after vLLM's banner, from 0.8 and 0.9, whose lines
+// carry no process tag, names vLLM by little else.
+func vllmEngineHeader(line string) bool {
+	for off := 0; ; {
+		k := strings.Index(line[off:], ".py:")
+		if k < 0 {
+			return false
+		}
+		i := off + k
+		off = i + 1
+		d := digits(line[i+4:])
+		if d == 0 || i+4+d >= len(line) || line[i+4+d] != ']' {
+			continue
+		}
+		for _, f := range vllmEngineFiles {
+			if !strings.HasSuffix(line[:i], f) {
+				continue
+			}
+			p := i - len(f)
+			if p > 0 && line[p-1] == '[' {
+				p--
+			}
+			if p == 0 || line[p-1] != ' ' {
+				continue
+			}
+			p--
+			if p >= 14 && pattern(line[p-14:p], "99-99 99:99:99") {
+				return true
+			}
+			if n := trailingDigits(line[:p]); n > 0 && p-n-1 >= 14 && line[p-n-1] == '.' && pattern(line[p-n-1-14:p-n-1], "99-99 99:99:99") {
+				return true
+			}
+		}
+	}
+}
+
+// trailingDigits is the number of ASCII digits s ends with.
+func trailingDigits(s string) int {
+	n := 0
+	for n < len(s) && isDigit(s[len(s)-1-n]) {
+		n++
+	}
+	return n
 }
 
 // detectLits holds every profile's Detect literals; detectMasks[i] has

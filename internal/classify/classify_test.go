@@ -353,6 +353,15 @@ func TestDetect(t *testing.T) {
 		"[2026-05-19 09:38:33] INFO:  not uvicorn's padding":                                                                                     "",
 		"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)":                                                                "",
 		"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.2": "sglang",
+		// vLLM 0.8-0.9 without a process tag, a log cut after its banner;
+		// not vLLM's model executor, which older SGLang imported and whose
+		// lines it printed with vLLM's header (sglang 0.3, 2024).
+		"INFO 05-06 10:12:16 [gpu_model_runner.py:1347] Model loading took 14.99 GiB and 13.709436 seconds":             "vllm",
+		"INFO 05-06 10:12:16.123 [core.py:159] init engine (profile, create kv cache, warmup model) took 36.02 seconds": "vllm",
+		"INFO 08-01 02:30:14 worker.py:294] Memory profiling takes 4.39 seconds":                                        "vllm",
+		"INFO 10-28 08:29:43 weight_utils.py:243] Using model weights format ['*.safetensors']":                         "",
+		"INFO 05-06 10:12:16 [xgpu_worker.py:1] x":                                                                      "",
+		"INFO 05-06 10:12:16 [gpu_worker.py:x] x":                                                                       "",
 	}
 	for line, want := range logs {
 		if got := DetectLog(line); got != want {
@@ -377,8 +386,13 @@ func detectByContains(line string) string {
 	if sglangUvicornRe.MatchString(line) || sglangRanksRe.MatchString(line) {
 		return "sglang"
 	}
+	if vllmEngineHeaderRe.MatchString(line) {
+		return "vllm"
+	}
 	return ""
 }
+
+var vllmEngineHeaderRe = regexp.MustCompile(`\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?(?:` + strings.Join(vllmEngineFiles, "|") + `)\.py:\d+\]`)
 
 // llamaTagRe: "srv  " or "slot ", a name padded to twelve columns, ": ".
 var llamaTagRe = func() *regexp.Regexp {
@@ -428,6 +442,8 @@ func FuzzDetectLog(f *testing.F) {
 	f.Add("x srv    load_model: y")
 	f.Add("slot slot update_slots: id")
 	f.Add("srv  srv  abcdefghijkl: ")
+	f.Add("05-06 10:12:16.12 [core.py:159] x")
+	f.Add("05-06 10:12:16 gpu_worker.py:1]")
 	f.Fuzz(func(t *testing.T, line string) {
 		if got, want := DetectLog(line), detectByContains(line); got != want {
 			t.Fatalf("DetectLog(%q) = %q, want %q", line, got, want)
