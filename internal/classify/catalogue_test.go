@@ -505,6 +505,7 @@ var phaseLines = []ruleLine{
 	{"vllm", "vllm.bar.deepgemm", "DeepGemm(fp8_gemm_nt) warmup (W=torch.Size([4096, 7168])): 50%|█████     | 4096/8192 [00:04<00:04, 1000.00it/s]"},
 	{"vllm", "vllm.phase.capturing_graphs", "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  50%|█████     | 33/67 [00:01<00:01, 33.44it/s]"},
 	{"vllm", "vllm.phase.capturing_graphs", "Capturing CUDA graph shapes: 100%|██████████| 35/35 [00:12<00:00,  2.81it/s]"},
+	{"vllm", "vllm.phase.capturing_graphs", "INFO 08-01 11:41:30 model_runner.py:1395] Capturing the model for CUDA graphs. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI."},
 
 	{"trtllm", "trtllm.phase.version", "[TensorRT-LLM] TensorRT LLM version: 1.2.1"},
 	{"trtllm", "trtllm.phase.version", "[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3"},

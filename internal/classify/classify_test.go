@@ -512,3 +512,28 @@ func TestWaitingLines(t *testing.T) {
 		})
 	}
 }
+
+func TestSeconds(t *testing.T) {
+	tests := []struct {
+		name, msg string
+		want      float64
+		ok        bool
+	}{
+		{"vllm graphs", "Graph capturing finished in 19 secs, took 0.55 GiB", 19, true},
+		{"vllm v0 profiling", "Memory profiling takes 4.39 seconds", 4.39, true},
+		{"glued unit", "torch.compile takes 15.2s in total", 15.2, true},
+		{"one second", "took 1 second", 1, true},
+		{"first length only", "took 0.55 GiB in 3 s and 4 s", 3, true},
+		{"no unit", "GPU KV cache size: 370,352 tokens", 0, false},
+		{"unit starts a word", "in 5 sets", 0, false},
+		{"digits in a name", "rank_0_0 for vLLM's torch.compile", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Seconds(tt.msg)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Seconds(%q) = %v, %v; want %v, %v", tt.msg, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}

@@ -269,16 +269,19 @@ var vllm = &Profile{
 		{ID: "vllm.phase.aot_saved", Matcher: re("saved AOT compiled function", `^saved AOT compiled function`), Phase: v.Compile},
 		{ID: "vllm.phase.kv_cache_size", Matcher: re("Available KV cache memory|GPU KV cache size|Maximum concurrency for", `^Available KV cache memory|^GPU KV cache size|^Maximum concurrency for`), Phase: v.KVCache},
 		{ID: "vllm.phase.kv_blocks", Matcher: re("blocks: ", `^# (GPU|CUDA|\w+) blocks:`), Phase: v.KVCache},
-		{ID: "vllm.phase.memory_profiling", Matcher: lit("Memory profiling takes"), Phase: v.KVCache},
+		{ID: "vllm.phase.memory_profiling", Matcher: lit("Memory profiling takes"), Phase: v.KVCache, Lasted: v.KVCache},
 		{ID: "vllm.phase.graph_memory", Matcher: re("CUDA graph memory", `^(Profiling|Estimated) CUDA graph memory`), Phase: v.KVCache},
-		{ID: "vllm.phase.capturing_graphs", Matcher: re("Capturing cudagraphs|Capturing CUDA graph", `^Capturing cudagraphs|^Capturing CUDA graph`), Phase: v.CUDAGraph},
+		// worker/model_runner.py capture_model (V0, 0.4-0.6: "Capturing the
+		// model for CUDA graphs. This may lead to unexpected consequences
+		// ...", then "Capturing cudagraphs for decoding.").
+		{ID: "vllm.phase.capturing_graphs", Matcher: re("Capturing cudagraphs|Capturing CUDA graph|Capturing the model for CUDA graphs", `^Capturing cudagraphs|^Capturing CUDA graph|^Capturing the model for CUDA graphs`), Phase: v.CUDAGraph},
 		// v1/worker/gpu_model_runner.py capture_model (2026): the first line
 		// of the capture on every rank (the capture bars are the first
 		// rank's, and only when it draws bars).
 		{ID: "vllm.phase.capture_start", Matcher: re("for CUDA graph capture", `Torch profiler (dis|en)abled for CUDA graph capture`), Phase: v.CUDAGraph},
 		// v1/worker/gpu_model_runner.py capture_model, then gpu_worker.py
 		// compile_or_warm_up_model warms the sampler up (_dummy_sampler_run).
-		{ID: "vllm.phase.graphs_captured", Matcher: lit("Graph capturing finished"), Phase: v.Warmup},
+		{ID: "vllm.phase.graphs_captured", Matcher: lit("Graph capturing finished"), Phase: v.Warmup, Lasted: v.CUDAGraph},
 		// v1/worker/gpu_worker.py compile_or_warm_up_model compiles the
 		// extra sizes and tunes the kernels (warmup/kernel_warmup.py:
 		// FlashInfer's autotune, DeepGEMM's JIT) before capture_model:

@@ -61,6 +61,39 @@ type PhaseRule struct {
 	// that step's total). Offline, a copy without a stamp is dated by the
 	// next stamp: the time since the last one was the step it ends.
 	Ends bool
+	// Lasted names the phase whose length the line reports ("Graph
+	// capturing finished in 19 secs"): when no line announced that phase
+	// before, it is taken to have begun that long before this line (vLLM
+	// 0.8-0.10 print no line when the capture begins).
+	Lasted verdict.Phase
+}
+
+// Seconds is the first length of time msg gives in seconds ("in 19
+// secs", "takes 4.39 seconds", "took 2.5s"), and whether it gives one.
+func Seconds(msg string) (float64, bool) {
+	for i := 0; i < len(msg); i++ {
+		if !isDigit(msg[i]) || i > 0 && (isDigit(msg[i-1]) || msg[i-1] == '.') {
+			continue
+		}
+		j := i + digits(msg[i:])
+		if j < len(msg) && msg[j] == '.' {
+			if d := digits(msg[j+1:]); d > 0 {
+				j += 1 + d
+			}
+		}
+		k := j
+		if k < len(msg) && msg[k] == ' ' {
+			k++
+		}
+		for _, unit := range [...]string{"seconds", "second", "secs", "sec", "s"} {
+			if strings.HasPrefix(msg[k:], unit) && (k+len(unit) == len(msg) || !isLetter(msg[k+len(unit)])) {
+				f, err := strconv.ParseFloat(msg[i:j], 64)
+				return f, err == nil
+			}
+		}
+		i = j
+	}
+	return 0, false
 }
 
 // FailureRule recognises a line that explains, or announces, a failure.

@@ -520,6 +520,9 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 		j.sawStep = true
 	}
 	if c.Phase != "" && c.Failure == nil && !c.Exception {
+		if r := c.PhaseRule; r != nil && r.Lasted != "" {
+			j.lasted(r.Lasted, c.Msg, c.Source, now)
+		}
 		j.advance(c.Phase, c.Back, c.Source, now)
 		if c.Source != "" {
 			// A rank that printed a step after its errors was not
@@ -736,6 +739,21 @@ func (j *Judge) advance(ph v.Phase, back bool, source string, now time.Time) {
 		phaseLeft, totalLeft := learn.ETA(*e, string(ph), 0, now.Sub(j.start))
 		j.emit(now, observe.ETA{Phase: string(ph), PhaseLeftS: round1(phaseLeft), TotalLeftS: round1(totalLeft), Samples: e.Samples})
 	}
+}
+
+// lasted moves to phase ph from the time before now that msg says it
+// lasted (classify.PhaseRule.Lasted), when ph lies ahead: no line
+// announced it. It begins no earlier than the phase before it.
+func (j *Judge) lasted(ph v.Phase, msg, source string, now time.Time) {
+	secs, ok := classify.Seconds(msg)
+	if ix := j.prof.Index(ph); !ok || ix <= j.phaseIx {
+		return
+	}
+	at := now.Add(-time.Duration(secs * float64(time.Second)))
+	if at.Before(j.phaseAt) {
+		at = j.phaseAt
+	}
+	j.advance(ph, false, source, at)
 }
 
 // reached records a step that only an error's traceback, or a line read

@@ -1073,6 +1073,50 @@ func TestLinesBeforeTheServerIsKnown(t *testing.T) {
 	}
 }
 
+// TestPhaseLastedBefore: a line that reports how long a step took
+// ("Graph capturing finished in 19 secs", vLLM 0.8-0.10, which print no
+// line when the capture begins) dates that step's start, no earlier than
+// the step before it; a step a line announced keeps its own start.
+func TestPhaseLastedBefore(t *testing.T) {
+	const hdr = "(EngineCore_DP0 pid=2) INFO 05-06 10:12:02 "
+	tests := []struct {
+		name    string
+		capture []step
+		took    string
+		want    float64 // cuda_graph's start, seconds
+	}{
+		{"not announced", nil, "Graph capturing finished in 19 secs, took 0.55 GiB", 11},
+		{"longer than the step before", nil, "Graph capturing finished in 100 secs, took 0.55 GiB", 10},
+		{"announced", []step{ln(12, hdr+"[gpu_model_runner.py:2] Capturing CUDA graph shapes:   0%|          | 0/35 [00:00<?, ?it/s]")},
+			"Graph capturing finished in 19 secs, took 0.55 GiB", 12},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			steps := []step{
+				ln(0, hdr+"[gpu_model_runner.py:1329] Starting to load model x..."),
+				ln(10, hdr+"[kv_cache_utils.py:634] GPU KV cache size: 370,352 tokens"),
+			}
+			steps = append(steps, tc.capture...)
+			steps = append(steps, ln(30, hdr+"[gpu_model_runner.py:1686] "+tc.took), ex(31, observe.Exit{Code: 1}))
+			r := play(t, Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}, steps, 40)
+			if r == nil {
+				t.Fatal("no verdict")
+			}
+			t0 := time.Unix(1_800_000_000, 0)
+			starts := map[v.Phase]time.Time{}
+			for _, sp := range r.Phases {
+				starts[sp.Phase] = sp.Start
+			}
+			if got := starts[v.CUDAGraph]; !got.Equal(t0.Add(time.Duration(tc.want * float64(time.Second)))) {
+				t.Errorf("cuda_graph began at %v; want %vs (phases %+v)", got.Sub(t0), tc.want, r.Phases)
+			}
+			if got := starts[v.Warmup]; !got.Equal(t0.Add(30 * time.Second)) {
+				t.Errorf("warmup began at %v; want 30s", got.Sub(t0))
+			}
+		})
+	}
+}
+
 // TestBareAssertion: a bare AssertionError is read with the assert
 // statement its traceback printed just above it, and the catalogue's rule
 // for that statement names the cause (SGLang 0.4.2 with a --tp that does
