@@ -78,6 +78,10 @@ fi
 if [ -z "${LLAMA_SERVER:-}" ]; then
     LLAMA_SERVER=$LLAMA_SRC/build/bin/llama-server
     if [ ! -x "$LLAMA_SERVER" ]; then
+        for tool in cmake make c++; do
+            command -v "$tool" >/dev/null ||
+                { say "no $tool to build llama-server (apt-get install cmake make g++, or set LLAMA_SERVER)"; exit 2; }
+        done
         say "building llama-server in $LLAMA_SRC/build (about 16 minutes on 2 cores)"
         t0=$(date +%s)
         (cd "$LLAMA_SRC" &&

@@ -554,15 +554,14 @@ func (st *runState) finish() *Run {
 	if r.Timed {
 		r.Summary += fmt.Sprintf(" (%s after its first line)", fmtDur(end.Sub(time.Unix(0, st.start))))
 	}
+	said := "[vigil] the log ends in phase " + string(ph) + " with no ready line and no failure: offline, a stall or a timeout can only be suspected"
+	r.Hint = noVerdictHint(ph, st.waitHint())
 	if stop != "" {
 		r.Summary += ": " + clip(stop, 200)
+		said = "[vigil] the log ends in phase " + string(ph) + " with a stop (a signal or Ctrl-C), before a ready line or a failure"
 		r.Hint = stoppedHint
-		r.Evidence = append([]string{"[vigil] the log ends in phase " + string(ph) + " with a stop (a signal or Ctrl-C), before a ready line or a failure"}, st.lastLines()...)
-		r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
-		return r
 	}
-	r.Hint = noVerdictHint(ph, st.waitHint())
-	r.Evidence = append([]string{"[vigil] the log ends in phase " + string(ph) + " with no ready line and no failure: offline, a stall or a timeout can only be suspected"}, st.lastLines()...)
+	r.Evidence = append([]string{said}, st.lastLines()...)
 	r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
 	return r
 }
