@@ -53,6 +53,13 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.kv_no_sequence", "AssertionError: Impossible to fit in any sequence in kvCache"},
 	{"trtllm", "trtllm.executor_oom", "RuntimeError: Executor creation failed with an error which might indicate insufficient GPU memory."},
 	{"trtllm", "trtllm.worker_returned_error", "RuntimeError: Executor worker returned error"},
+	// executor/proxy.py _start_executor_workers; llmapi/llm.py (1.x).
+	{"trtllm", "trtllm.worker_died", "[11/29/2025-13:01:40] [TRT-LLM] [E] Executor worker died during initialization."},
+	{"trtllm", "trtllm.worker_died", "RuntimeError: Executor worker died during initialization"},
+	{"trtllm", "trtllm.too_few_gpus", "RuntimeError: Only 2 GPUs are available, but 8 are required."},
+	// PyYAML 6 (yaml/parser.py, scanner.py) reading trtllm-serve's --config.
+	{"trtllm", "yaml.syntax", "yaml.parser.ParserError: while parsing a block mapping"},
+	{"sglang", "yaml.syntax", "yaml.scanner.ScannerError: mapping values are not allowed here"},
 	{"trtllm", "cuda.no_gpu", "ValueError: No GPU devices found on the node"},
 	// TGI's launcher, server and router.
 	// launcher/src/main.rs: a fatal argument error whose message says
@@ -661,6 +668,8 @@ func TestServesNoHTTP(t *testing.T) {
 
 // notableLines hold a line for every notable-warning rule.
 var notableLines = []ruleLine{
+	// torch/cuda/__init__.py (2.x), before trtllm-serve's "No GPU devices found".
+	{"trtllm", "torch.cuda_init", "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:182: UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12020). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx"},
 	{"vllm", "allreduce.custom_off", "(Worker_TP0 pid=9) WARNING 11-29 10:00:00 [custom_all_reduce.py:144] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly."},
 	{"sglang", "allreduce.custom_off", "[2026-11-29 10:00:00 TP0] Custom allreduce is disabled because this process group spans across nodes."},
 	{"vllm", "quant.fp8_marlin", "(EngineCore_DP0 pid=1) WARNING 11-29 10:00:00 [marlin_utils_fp8.py:80] Your GPU does not have native support for FP8 computation but FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin kernel. This may degrade performance for compute-heavy workloads."},

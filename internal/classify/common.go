@@ -95,7 +95,7 @@ type WaitRule struct {
 // weightsOOMHint is the GPU out-of-memory hint while the weights load:
 // a memory fraction (vLLM's --gpu-memory-utilization, SGLang's
 // --mem-fraction-static) only sizes what is allocated after them.
-const weightsOOMHint = "the weights alone do not fit in the GPU memory that is free (a memory fraction such as --gpu-memory-utilization or --mem-fraction-static only sizes what comes after them): spread the model over more GPUs (tensor or pipeline parallelism), use a quantized checkpoint, or offload part of it to the CPU (vLLM --cpu-offload-gb); check nvidia-smi for other processes holding GPU memory"
+const weightsOOMHint = "the weights alone do not fit in the GPU memory that is free (a memory fraction such as --gpu-memory-utilization or --mem-fraction-static only sizes what comes after them): spread the model over more GPUs (tensor or pipeline parallelism), use a quantized checkpoint, or offload part of it to the CPU (--cpu-offload-gb in vLLM and SGLang); check nvidia-smi for other processes holding GPU memory"
 
 // commonFailures are library-level errors that look the same whichever
 // server prints them (PyTorch, NCCL, CUDA, Hugging Face, Python itself).
@@ -287,7 +287,7 @@ var commonFailures = []FailureRule{
 	// not available" as why its Flash Attention models did not import.
 	// tensorrt_llm commands/serve.py get_llm_args: "No GPU devices found
 	// on the node".
-	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|CUDA is not available|No GPU devices found on the node", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|^CUDA is not available|No GPU devices found on the node`), Cause: v.CUDA, Title: "no CUDA GPU is visible",
+	{ID: "cuda.no_gpu", Matcher: re("No CUDA GPUs|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|CUDA is not available|No GPU devices found on the node", `No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE|no CUDA-capable device|CUDA driver initialization failed|^CUDA is not available|No GPU devices found on the node`), Cause: v.CUDA, Because: "torch.cuda_init", Title: "no CUDA GPU is visible",
 		Hint: "check CUDA_VISIBLE_DEVICES, the container's --gpus flag and nvidia-smi"},
 	// torch/csrc/cuda/Module.cpp and c10/cuda/CUDAFunctions.cpp (torch
 	// 2.x): the driver answered cudaGetDeviceCount() with an error; 802 is
@@ -466,7 +466,14 @@ var commonFailures = []FailureRule{
 	{ID: "args.clap", Matcher: re("error: ", `^error: (?:invalid value '|unexpected argument '|the following required arguments were not provided|the argument '.*' cannot be used with|a value is required for '|unexpected value ')`), Cause: v.Config, Fatal: true, Title: "the launcher rejected its arguments",
 		Hint: "fix the flag the message names; a flag can also come from its environment variable (TGI: text-generation-launcher --help lists them, [env: NAME=]; vLLM's Rust frontend names the arguments it does not take yet: drop them or unset VLLM_USE_RUST_FRONTEND)"},
 	{ID: "pydantic.validation", Matcher: re("validation error", `\d+ validation errors? for \w+`), Cause: v.Config, Wrapper: true, Title: "the configuration failed validation",
-		Hint: "read the field named in the validation error and fix that flag"},
+		Hint: "read the field named in the validation error and fix that flag, or that key in the config file (--config, --extra_llm_api_options)"},
+	// PyYAML's errors (yaml/parser.py, scanner.py, composer.py,
+	// constructor.py): a config file the server reads (trtllm-serve's
+	// --config / --extra_llm_api_options, SGLang's and vLLM's --config)
+	// is not valid YAML. The message runs on over the lines under it,
+	// with the file's line and column.
+	{ID: "yaml.syntax", Matcher: re("yaml.", `yaml\.(parser\.ParserError|scanner\.ScannerError|composer\.ComposerError|constructor\.ConstructorError|reader\.ReaderError)`), Cause: v.Config, Title: "a YAML config file is malformed",
+		Hint: "fix the YAML file the lines under the error name, at the line and column they give (the server's --config or --extra_llm_api_options file); an indent or a missing ':' is the usual fault"},
 	// Kubernetes gives every pod <SERVICE>_PORT=tcp://IP:PORT for each
 	// Service in its namespace: a Service named vllm sets VLLM_PORT, which
 	// vLLM reads as its own port (envs.py get_vllm_port, 0.8+: "VLLM_PORT

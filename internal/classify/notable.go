@@ -50,6 +50,13 @@ var commonNotable = []NotableRule{
 	// launcher/src/main.rs ("... doesn't work with cuda graphs, deactivating them").
 	{ID: "cudagraph.off", Matcher: fold("cuda graph is disabled|cudagraph is disabled|cuda graphs are disabled|with cuda graphs, deactivating|cuda graph is not supported"), Effect: EffectSpeed,
 		Meaning: "decoding runs without CUDA graphs: every step pays the kernel launch overhead, much slower at small batch sizes"},
+	// torch/cuda/__init__.py _check_driver / is_available (2.x): CUDA
+	// could not start ("UserWarning: CUDA initialization: The NVIDIA
+	// driver on your system is too old (found version 12020)..."); the
+	// server then finds no GPU, and this line says why (cuda.no_gpu's
+	// Because).
+	{ID: "torch.cuda_init", Matcher: lit("UserWarning: CUDA initialization"), Effect: EffectSpeed,
+		Meaning: "torch could not initialise CUDA: the server finds no GPU, or runs on the CPU"},
 	// transformers image_processing_auto.py.
 	{ID: "hf.slow_processor", Matcher: lit("Using a slow image processor"), Effect: EffectSpeed,
 		Meaning: "images are preprocessed by the slow Python processor, which can bottleneck multimodal requests"},

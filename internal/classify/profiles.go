@@ -567,7 +567,8 @@ var trtllm = &Profile{
 		// executor was not created: the server cannot start (the
 		// RuntimeError reaches the user's process bare, mlcommons#2501).
 		{ID: "trtllm.executor_oom", Matcher: re("Executor creation failed due to insufficient GPU memory|might indicate insufficient GPU memory", `Executor creation failed due to insufficient GPU memory|Executor creation failed with an error which might indicate insufficient GPU memory`), Cause: v.GPUOOM, Fatal: true, Title: "not enough GPU memory to create the executor",
-			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs"},
+			Hint: "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs",
+			WeightsHint: "the model's weights do not fit (\"could not be created: Model\"): spread them over more GPUs (--tp_size, --pp_size) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
 		// tensorrt_llm _torch/models/modeling_utils.py (1.x) runs the
 		// modules' weight loading concurrently and logs each one that
 		// raised: "Error executing load_single_module with args (NAME,
@@ -580,6 +581,16 @@ var trtllm = &Profile{
 		// executor/proxy.py _start_executor_workers (0.2x-1.x): the parent's
 		// echo of a worker's failure, printed after the rank's own error.
 		{ID: "trtllm.worker_returned_error", Matcher: lit("Executor worker returned error"), Fatal: true, Title: "an executor worker failed to start"},
+		// executor/proxy.py _start_executor_workers (1.x): an MPI worker
+		// ended before it said it was ready, with no error of its own
+		// (one it printed first is the cause): most often the kernel's
+		// OOM killer while the weights load.
+		{ID: "trtllm.worker_died", Matcher: lit("Executor worker died during initialization"), Cause: v.Crash, Fatal: true, Title: "an executor worker died while it started",
+			Hint: "a worker process ended without an error of its own: check `dmesg -T | grep -i oom` (host memory, or /dev/shm in a container, while the weights load), then run with TLLM_LOG_LEVEL=DEBUG to see its last step"},
+		// llmapi/llm.py BaseLLM.__init__ (1.x): "Only 2 GPUs are
+		// available, but 8 are required."
+		{ID: "trtllm.too_few_gpus", Matcher: re("GPUs are available, but", `Only \d+ GPUs are available, but \d+ are required`), Cause: v.Config, Title: "the parallel sizes ask for more GPUs than are visible",
+			Hint: "lower --tp_size{flag:--tp_size} and --pp_size{flag:--pp_size} to the GPUs this node has, or make more visible (CUDA_VISIBLE_DEVICES, the container's --gpus)"},
 		// _torch/models/modeling_auto.py AutoModelForCausalLM.from_config
 		// (1.x): the PyTorch backend has no class for the architecture.
 		{ID: "trtllm.unknown_arch", Matcher: re("Unknown architecture for AutoModelForCausalLM", `Unknown architecture for AutoModelForCausalLM: \S+`), Cause: v.Config, Title: "TensorRT-LLM's PyTorch backend has no model class for this architecture",

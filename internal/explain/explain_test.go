@@ -1374,3 +1374,35 @@ func TestEndsWaiting(t *testing.T) {
 		t.Errorf("%q: %s (%s); want no verdict and the wait's hint", r.Verdict, r.Summary, r.Hint)
 	}
 }
+
+// TestExceptionMessageOverLines: an exception whose message runs on over
+// unindented lines (PyYAML's ParserError, read by trtllm-serve's
+// --config) still ends the log in that error.
+func TestExceptionMessageOverLines(t *testing.T) {
+	log := "[TensorRT-LLM] TensorRT-LLM version: 1.2.0\n" +
+		"Traceback (most recent call last):\n" +
+		`  File "/usr/local/lib/python3.12/dist-packages/yaml/parser.py", line 439, in parse_block_mapping_key` + "\n" +
+		`    raise ParserError("while parsing a block mapping", self.marks[-1],` + "\n" +
+		"yaml.parser.ParserError: while parsing a block mapping\n" +
+		`  in "/workspace/extra-llm-api-config.yml", line 1, column 1` + "\n" +
+		"expected <block end>, but found '<block mapping start>'\n" +
+		`  in "/workspace/extra-llm-api-config.yml", line 3, column 3` + "\n"
+	r := oneRun(t, log, Options{Now: now})
+	if r.Verdict != v.Failed || r.Cause != v.Config {
+		t.Errorf("%q %q: %s; want failed: config", r.Verdict, r.Cause, r.Summary)
+	}
+	// An exception no rule knows, its message on two lines, ends the log
+	// in that exception; more plain lines than a message runs on are the
+	// process going on.
+	unknown := "[TensorRT-LLM] TensorRT-LLM version: 1.2.0\n" +
+		"Traceback (most recent call last):\n" +
+		`  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py", line 580, in serve` + "\n" +
+		"RuntimeError: something broke\n" +
+		"second line of the message\n"
+	if r := oneRun(t, unknown, Options{Now: now}); r.Verdict != v.Failed || r.Cause != v.Exception {
+		t.Errorf("%q %q: %s; want failed: exception", r.Verdict, r.Cause, r.Summary)
+	}
+	if r := oneRun(t, unknown+"a\nb\nc\nd\n", Options{Now: now}); r.Verdict != "" {
+		t.Errorf("%q: %s; want no verdict after five plain lines", r.Verdict, r.Summary)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"vigil/internal/classify"
 	"vigil/internal/judge"
@@ -349,6 +350,7 @@ func (st *runState) failed() bool {
 // lines, before its banner, may be such noise, and a log cut in the
 // traceback a dying process prints after its error ends in that error.
 func (st *runState) endsInError() bool {
+	plain := 0
 	for i := st.saidN - 1; i >= 0 && i >= st.saidN-ringSize; i-- {
 		l := st.said[i%ringSize]
 		c := st.memo.Classify(st.prof, l)
@@ -364,10 +366,24 @@ func (st *runState) endsInError() bool {
 			// aiter_moe.") is no sign that it went on.
 			continue
 		}
-		return c.Failure != nil || c.Exception
+		if c.Failure != nil || c.Exception {
+			return true
+		}
+		// An exception's message may run on over lines of its own
+		// (PyYAML's "expected <block end>, but found ..." under
+		// "yaml.parser.ParserError: while parsing a block mapping"):
+		// a few plain lines, with no stamp, level or meaning, are read
+		// as the error's above them.
+		if plain++; plain > maxMessageLines || c.Stamp != "" || c.Level != "" || c.Phase != "" || c.Progress != nil || c.Ready || c.Listening || c.Traceback {
+			return false
+		}
 	}
 	return false
 }
+
+// maxMessageLines bounds the lines an exception's message may run on
+// over after its first (see endsInError).
+const maxMessageLines = 4
 
 // indented reports whether a line's text begins with a blank, after the
 // process tags vLLM puts before a child's lines ("(EngineCore pid=114)
@@ -667,9 +683,14 @@ func clone(ss []string) []string {
 	return out
 }
 
+// clip cuts s to at most n bytes, at a character's start, and marks the
+// cut; the result holds none of s's memory.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return strings.Clone(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return strings.Clone(s[:n]) + "…"
 }

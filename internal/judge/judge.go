@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"vigil/internal/classify"
 	"vigil/internal/learn"
@@ -1620,9 +1621,14 @@ func summarize(title, source, msg string) string {
 	return s
 }
 
+// clip cuts s to at most n bytes, at a character's start, and marks the
+// cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

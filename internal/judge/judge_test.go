@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"vigil/internal/learn"
 	"vigil/internal/logline"
@@ -1151,5 +1152,51 @@ func TestBareAssertion(t *testing.T) {
 				t.Fatalf("got %+v; want %s ending %q", r, tt.cause, tt.sum)
 			}
 		})
+	}
+}
+
+// TestClipAtACharacter: a clipped message is cut where a character
+// starts, never inside one (a summary quoting a CJK message or a bar's
+// blocks stayed valid UTF-8 only by luck).
+func TestClipAtACharacter(t *testing.T) {
+	tests := []struct {
+		name, s string
+		n       int
+		want    string
+	}{
+		{"short", "abc", 5, "abc"},
+		{"ascii", "abcdef", 3, "abc…"},
+		{"inside a character", "ab█cd", 3, "ab…"},
+		{"after a character", "ab█cd", 5, "ab█…"},
+		{"cjk", "显存不足", 4, "显…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := clip(tt.s, tt.n)
+			if got != tt.want || !utf8.ValidString(got) {
+				t.Errorf("clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNoGPUBecauseOfTheDriver: torch's warning that CUDA could not start
+// says why no GPU was found (TensorRT-LLM's serve.py then raises "No GPU
+// devices found on the node"): a driver too old is the cause, not the
+// GPUs' visibility.
+func TestNoGPUBecauseOfTheDriver(t *testing.T) {
+	steps := []step{
+		ln(0, "[TensorRT-LLM] TensorRT-LLM version: 1.2.0"),
+		ln(0.1, "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:182: UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12020). Please update your GPU driver"),
+		ln(0.2, "ValueError: No GPU devices found on the node"),
+		ex(0.3, observe.Exit{Code: 1}),
+	}
+	r := play(t, Config{Server: "trtllm", StallAfter: time.Minute, Timeout: time.Hour}, steps, 5)
+	if r == nil || r.Cause != v.CUDA || r.RuleID != "cuda.driver" || !strings.Contains(r.Summary, "too old (found version 12020)") {
+		t.Fatalf("got %+v; want cuda by cuda.driver quoting the driver's version", r)
+	}
+	steps = append(steps[:1], steps[2:]...)
+	if r := play(t, Config{Server: "trtllm", StallAfter: time.Minute, Timeout: time.Hour}, steps, 5); r == nil || r.RuleID != "cuda.no_gpu" {
+		t.Fatalf("got %+v without the warning; want cuda.no_gpu", r)
 	}
 }
