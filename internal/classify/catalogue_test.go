@@ -58,6 +58,12 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.worker_died", "RuntimeError: Executor worker died during initialization"},
 	{"trtllm", "trtllm.too_few_gpus", "RuntimeError: Only 2 GPUs are available, but 8 are required."},
 	// PyYAML 6 (yaml/parser.py, scanner.py) reading trtllm-serve's --config.
+	// sglang entrypoints/http_server.py _execute_server_warmup (0.4, 0.5).
+	{"sglang", "sglang.warmup_refused", "AssertionError: <Response [400]>"},
+	{"sglang", "sglang.warmup_refused", `AssertionError: res=<Response [400]>, res.text='{"object":"error","message":"The input (7 tokens) is longer than the model\'s context length (4 tokens).","type":"BadRequestError","param":null,"code":400}'`},
+	// sglang model_loader/utils.py; vllm model_executor/models/registry.py.
+	{"sglang", "arch.not_registered", "ValueError: Cannot find model module. 'UrsaForConditionalGeneration' is not a registered model in the Transformers library (only relevant if the model is meant to be in Transformers) and 'AutoModel' is not present in the model config's 'auto_map' (relevant if the model is custom)."},
+	{"vllm", "arch.not_registered", "(EngineCore_DP0 pid=2) ValueError: Cannot find model module. 'FooForCausalLM' is not a registered model in the Transformers library (only relevant if the model is meant to be in Transformers) and 'AutoModel' is not present in the model config's 'auto_map' (relevant if the model is custom)."},
 	{"trtllm", "yaml.syntax", "yaml.parser.ParserError: while parsing a block mapping"},
 	{"sglang", "yaml.syntax", "yaml.scanner.ScannerError: mapping values are not allowed here"},
 	{"trtllm", "cuda.no_gpu", "ValueError: No GPU devices found on the node"},
@@ -581,6 +587,7 @@ var readyLines = []ruleLine{
 	// launch_dummy_health_check_server, 0.4.x and 0.5.x.
 	{"sglang", "sglang.ready:Dummy health check server scheduled on existing loop at", "[2026-11-29 10:00:00] Dummy health check server scheduled on existing loop at 0.0.0.0:30000"},
 	{"sglang", "sglang.ready:Dummy health check server started in background thread at", "[2026-11-29 10:00:00] Dummy health check server started in background thread at 0.0.0.0:30000"},
+	{"sglang", "sglang.ready:Starting dummy health check server at", "[2026-11-29 10:00:00] Starting dummy health check server at 0.0.0.0:30000"},
 	{"tgi", "tgi.ready:Connected", "2026-01-08T10:00:00.123456Z  INFO text_generation_router::server: router/src/server.rs:2302: Connected"},
 }
 

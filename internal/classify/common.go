@@ -446,6 +446,12 @@ var commonFailures = []FailureRule{
 	// torch/cuda/__init__.py: CUDA was touched before a fork.
 	{ID: "torch.fork_cuda", Matcher: lit("Cannot re-initialize CUDA in forked subprocess"), Cause: v.Config, Title: "CUDA was initialised before the worker processes were forked",
 		Hint: "use the spawn start method (vLLM: VLLM_WORKER_MULTIPROC_METHOD=spawn) and do not touch CUDA in the parent before the server starts"},
+	// vLLM's model_executor/models/registry.py and SGLang's
+	// model_loader/utils.py resolve_transformers_arch (2025-2026): no
+	// class of the server's own, nor one in Transformers or the config's
+	// auto_map.
+	{ID: "arch.not_registered", Matcher: re("is not a registered model in the Transformers library", `Cannot find model module\. '\S+' is not a registered model in the Transformers library`), Cause: v.Config, Title: "neither the server nor Transformers has a class for the model's architecture",
+		Hint: "check 'architectures' in the model's config.json; upgrade the server and transformers to releases that support it, or, for a custom model, pass --trust-remote-code with an auto_map in its config"},
 	{ID: "arch.unsupported", Matcher: re("Model architectures", `Model architectures .* (are not supported|failed to be inspected)`), Cause: v.Config, Title: "the model architecture is not supported by this version",
 		Hint: "upgrade the server, or pass --trust-remote-code / the Transformers backend if it supports this model"},
 	// transformers dynamic_module_utils.py ("requires you to execute the

@@ -194,7 +194,16 @@ var sglang = &Profile{
 		{ID: "sglang.sigquit", Matcher: re("Received sigquit from a child proces|SIGQUIT received", `Received sigquit from a child proces|^SIGQUIT received`), Fatal: true, KillsOwn: true, Title: "a child process failed and the launcher is killing the server"},
 		// entrypoints/http_server.py _wait_and_warmup (0.4-0.5.x):
 		// "Initialization failed. warmup error: ...".
-		{ID: "sglang.init_failed", Matcher: re("Initialization failed", `^Initialization failed\.`), Fatal: true, Title: "initialization failed"},
+		// (Then kill_process_tree(os.getpid()): the launcher SIGKILLs its
+		// own tree, and a shell's "Killed" is no sign of the host's memory.)
+		{ID: "sglang.init_failed", Matcher: re("Initialization failed", `^Initialization failed\.`), Fatal: true, KillsOwn: true, Title: "initialization failed"},
+		// entrypoints/http_server.py _execute_server_warmup (0.4-0.5.x)
+		// asserts its own warmup request's status: "AssertionError:
+		// <Response [400]>", later "res=<Response [400]>, res.text=...".
+		// The server is up and refused the request: a setting it does not
+		// fit (a --context-length shorter than the warmup prompt).
+		{ID: "sglang.warmup_refused", Matcher: re("<Response [4", `AssertionError: (res=)?<Response \[4\d\d\]>`), Cause: v.Config, Title: "the server refused its own warmup request",
+			Hint: "the access line and the text after the status say why: a setting the warmup request does not fit (a --context-length shorter than its prompt, a chat template or tokenizer it fails); --skip-server-warmup starts without it, but real requests will meet the same refusal"},
 		// managers/scheduler.py watchdog thread (0.4-0.5.x).
 		// It fires when a batch ran and the forward count did not move for
 		// --watchdog-timeout seconds, then SIGQUITs the launcher: the
@@ -211,10 +220,13 @@ var sglang = &Profile{
 	// of a multi-node start (--node-rank N) never print it: once their
 	// schedulers are ready, entrypoints/engine.py starts
 	// srt/utils.py launch_dummy_health_check_server, which says so (0.4.x
-	// "scheduled on existing loop", 0.5.x "started in background thread").
+	// "scheduled on existing loop", 0.5.x "started in background thread";
+	// without a running event loop, as under launch_server, "Starting
+	// dummy health check server at", 0.4-0.5.x).
 	Ready: []Matcher{lit("The server is fired up and ready to roll!"),
 		lit("Dummy health check server scheduled on existing loop at"),
-		lit("Dummy health check server started in background thread at")},
+		lit("Dummy health check server started in background thread at"),
+		lit("Starting dummy health check server at")},
 	// (The model runner's own lines too: a log may start after the
 	// arguments, as a pod's log that rotated does; and a pasted tail's:
 	// a traceback through srt/, managers/scheduler.py's "Scheduler hit an

@@ -369,6 +369,16 @@ func TestVerdicts(t *testing.T) {
 			end: 20, verdict: v.Failed, cause: v.Exception, from: 1.05, to: 1.3, evidence: "fp8 tensor core",
 		},
 		{
+			// sglang entrypoints/http_server.py _execute_server_warmup:
+			// kill_process_tree(os.getpid()) after the warmup's error.
+			name: "a Killed after SGLang's warmup failure is its own kill", cfg: sg,
+			steps: []step{ln(1, "[2026-11-29 10:00:26] Initialization failed. warmup error: Traceback (most recent call last):"),
+				ln(1, `  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/entrypoints/http_server.py", line 1594, in _execute_server_warmup`),
+				ln(1, "requests.exceptions.ConnectionError: HTTPConnectionPool(host='127.0.0.1', port=30000): Max retries exceeded with url: /generate"),
+				ln(1.02, "Killed"), ex(1.2, observe.Exit{Signal: "SIGKILL"})},
+			end: 20, verdict: v.Failed, cause: v.Exception, from: 1.05, to: 1.3, evidence: "Max retries exceeded",
+		},
+		{
 			// tensorrt_llm executor/worker.py worker_main quotes the error
 			// (TensorRT-LLM#3879, a user's log).
 			name:  "an executor failure that quotes a CUDA error is a CUDA failure",
