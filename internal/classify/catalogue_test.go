@@ -276,6 +276,11 @@ var failureLines = []ruleLine{
 	{"llamacpp", "sys.abort", "zsh: abort      ./run-server-glm"},
 	{"vllm", "sys.abort", "Aborted (core dumped)"},
 	{"vllm", "sys.segfault", "Segmentation fault (core dumped)"},
+	// UCX's signal handler and srun, TensorRT-LLM's deployment guide
+	// (Kimi K2 on Slurm, 2025); bash's own message.
+	{"trtllm", "sys.bus_error", "[nvl72136-T14:452151:0:452151] Caught signal 7 (Bus error: nonexistent physical address)"},
+	{"trtllm", "sys.bus_error", "srun: error: nvl72136-T14: task 1: Bus error (core dumped)"},
+	{"sglang", "sys.bus_error", "Bus error (core dumped)"},
 	{"llamacpp", "sys.segfault", "Illegal instruction (core dumped)"},
 	// echoes and announcements
 	{"sglang", "sglang.scheduler_died", "[2026-11-29 10:00:00] RuntimeError: Rank 0 scheduler died during initialization (exit code: 1). Check the logs above for the root cause."},

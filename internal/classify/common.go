@@ -545,8 +545,16 @@ var commonFailures = []FailureRule{
 	// lines before it say why.
 	{ID: "systemd.main_exited", Matcher: re("Main process exited, code=", `Main process exited, code=(?:exited, status=[1-9]\d*|killed|dumped)`), Fatal: true, Title: "the unit's main process exited"},
 	// crash
+	// A bus error (SIGBUS): a process touched a page of a mapping that
+	// has no memory behind it, almost always shared memory (/dev/shm, a
+	// container's 64 MB by default) filled by NCCL's, torch's or the
+	// server's shared buffers. UCX's handler says "Caught signal 7 (Bus
+	// error: nonexistent physical address)" (TensorRT-LLM's deployment
+	// guide, on Slurm); a shell, "Bus error (core dumped)".
+	{ID: "sys.bus_error", Matcher: re("Bus error|SIGBUS|Caught signal 7", `Bus error|SIGBUS|Caught signal 7 \(`), Cause: v.Crash, Title: "a server process died of a bus error (SIGBUS)",
+		Hint: "shared memory most likely ran out: give the container more /dev/shm (docker --shm-size, or a larger tmpfs mounted on /dev/shm; in Kubernetes an emptyDir with medium: Memory there) and check `df -h /dev/shm`; else a file the process had mapped was truncated under it"},
 	// (Not bash's "Aborted (core dumped)": SIGABRT, sys.abort.)
-	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|Bus error|core dumped|segmentation fault", `Segmentation fault|SIGSEGV|Bus error|[^d] \(core dumped\)|^zsh: segmentation fault\s`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
+	{ID: "sys.segfault", Matcher: re("Segmentation fault|SIGSEGV|core dumped|segmentation fault", `Segmentation fault|SIGSEGV|[^d] \(core dumped\)|^zsh: segmentation fault\s`), Cause: v.Crash, Title: "a server process crashed (segmentation fault)",
 		Hint: "a native extension crashed: check versions of torch, the CUDA driver and the server's kernels; `dmesg` may show the faulting library"},
 	// ggml's GGML_ABORT prints "file:line: message" and a backtrace
 	// whose frames name ggml_abort (ggml/src/ggml.c, b10587). An abort is

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -128,6 +129,13 @@ func FuzzTRTHeader(f *testing.F) {
 		"[TRT-LLM] [V]  two spaces",
 		"[TRT-LLM] [F",
 		"[TRT-LLM]",
+		"[09/04/2026-00:01:25] [TRT-LLM] [I] [_torch][RANK 1] ATTENTION RUNTIME FEATURES",
+		"[TRT-LLM] [E] [executor] Failed to initialize executor on rank 0",
+		"[TRT-LLM] [I] [_torch][RANK 0]  two spaces",
+		"[TRT-LLM] [I] [_torch][RANK ] x",
+		"[TRT-LLM] [I] [Torch] x",
+		"[TRT-LLM] [RANK 2] [I] [_torch][RANK 0] x",
+		"[TRT-LLM] [I] [a]",
 	} {
 		f.Add(s)
 	}
@@ -137,7 +145,7 @@ func FuzzTRTHeader(f *testing.F) {
 		if ok != (m != nil) {
 			t.Fatalf("cutTRTHeader(%q) ok = %v, expression %q", msg, ok, m)
 		}
-		if ok && (stamp != m[1] || rank != m[2] || level != m[3] || n != len(m[0])) {
+		if ok && (stamp != m[1] || rank != cmp.Or(m[2], m[4]) || level != m[3] || n != len(m[0])) {
 			t.Fatalf("cutTRTHeader(%q) = %q %q %q %d, expression %q", msg, stamp, rank, level, n, m)
 		}
 	})

@@ -32,8 +32,9 @@ func (p *Parsed) Warning() bool {
 var (
 	// TensorRT-LLM: "[05/19/2026-10:00:00] [TRT-LLM] [MPI_Rank 1] [I] ".
 	// 1.x names the rank "[RANK 0]", and AutoDeploy its logger
-	// "[TRT-LLM AUTO-DEPLOY]".
-	trtHeaderRe = lazyre.New(`^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM(?: AUTO-DEPLOY)?\] (?:\[((?:MPI_Rank|RANK) \d+)\] )?\[([FEWIV])\] ?`)
+	// "[TRT-LLM AUTO-DEPLOY]"; 1.3 puts the logger's module, and the
+	// rank, after the level ("[I] [_torch][RANK 0] ", "[E] [executor] ").
+	trtHeaderRe = lazyre.New(`^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM(?: AUTO-DEPLOY)?\] (?:\[((?:MPI_Rank|RANK) \d+)\] )?\[([FEWIV])\](?: \[[a-z_][a-z0-9_]*\](?:\[(RANK \d+)\])? )? ?`)
 	// TensorRT-LLM's C++ runtime: "[TensorRT-LLM][INFO] ".
 	trtCppRe = lazyre.New(`^\[TensorRT-LLM\]\[(ERROR|WARNING|INFO|VERBOSE|DEBUG)\] ?`)
 	// TGI (tracing, compact): "2026-01-08T10:00:00.123456Z  INFO shard-manager: text_generation_launcher: ".

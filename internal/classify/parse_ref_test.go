@@ -81,6 +81,10 @@ func Parse(line string) Parsed {
 			msg = msg[len(m[0]):]
 		}
 	}
+	if m := srunLabelRe.FindStringSubmatch(msg); m != nil {
+		p.Source = "task " + m[1]
+		msg = msg[len(m[0])-1:]
+	}
 	if m := routerPortRe.FindStringSubmatch(msg); m != nil {
 		if _, ok := RelativeTime(msg[len(m[0]):]); ok {
 			p.Source = "port " + m[1]
@@ -148,6 +152,8 @@ func Parse(line string) Parsed {
 			}
 			if m[2] != "" {
 				p.Source = m[2]
+			} else if m[4] != "" {
+				p.Source = m[4]
 			}
 			p.Level = levelNames[m[3]]
 			msg = msg[len(m[0]):]
@@ -174,3 +180,6 @@ func Parse(line string) Parsed {
 	p.Msg = msg
 	return p
 }
+
+// srunLabelRe: srun --label's task number before a bracketed header.
+var srunLabelRe = regexp.MustCompile(`^ {0,6}(\d{1,5}): \[`)

@@ -45,6 +45,10 @@ func ParseFast(line string) Parsed {
 		n, p.Stamp, p.StampKind = CutContainer(msg)
 		msg = msg[n:]
 	}
+	if task, n := CutSrunLabel(msg); n > 0 {
+		p.Source = "task " + task
+		msg = msg[n:]
+	}
 	if strings.HasPrefix(msg, "[") {
 		if port, n := cutRouterPort(msg); n > 0 {
 			p.Source = "port " + port
@@ -703,9 +707,9 @@ func cutUvicorn(msg string) (level string, n int, ok bool) {
 }
 
 // cutTRTHeader matches trtHeaderRe,
-// `^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM(?: AUTO-DEPLOY)?\] (?:\[((?:MPI_Rank|RANK) \d+)\] )?\[([FEWIV])\] ?`,
-// by hand: it returns the stamp, the rank and the level submatches and
-// the match's length. (A stamp or rank that is there but not followed by
+// `^(?:\[(\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM(?: AUTO-DEPLOY)?\] (?:\[((?:MPI_Rank|RANK) \d+)\] )?\[([FEWIV])\](?: \[[a-z_][a-z0-9_]*\](?:\[(RANK \d+)\])? )? ?`,
+// by hand: it returns the stamp, the rank (either rank submatch) and the
+// level submatches and the match's length. (A stamp or rank that is there but not followed by
 // the rest fails the match: without it, the text in its place is no
 // "[TRT-LLM] " or level.) Every TensorRT-LLM line passes here, and the
 // expression's submatches cost a backtracking run and an allocation.
@@ -734,10 +738,63 @@ func cutTRTHeader(msg string) (stamp, rank, level string, n int, ok bool) {
 		return "", "", "", 0, false
 	}
 	level, s = s[1:2], s[3:]
+	if _, r, k := trtModuleTag(s); k > 0 {
+		s = s[k:]
+		if rank == "" {
+			rank = r
+		}
+	}
 	if s != "" && s[0] == ' ' {
 		s = s[1:]
 	}
 	return stamp, rank, level, len(msg) - len(s), true
+}
+
+// CutSrunLabel reads the label Slurm's srun --label puts before each
+// task's line ("0: ", padded to the widest task number: " 3: "), when a
+// bracketed header follows it ("0: [08/04/2026-19:08:13] [TRT-LLM] ...",
+// multi-node TensorRT-LLM's and SGLang's Slurm logs): srunLabelRe. It
+// returns the task number and the label's length, 0 when there is none.
+func CutSrunLabel(msg string) (task string, n int) {
+	i := 0
+	for i < len(msg) && i < 6 && msg[i] == ' ' {
+		i++
+	}
+	d := digits(msg[i:])
+	if d == 0 || d > 5 || !strings.HasPrefix(msg[i+d:], ": [") {
+		return "", 0
+	}
+	return msg[i : i+d], i + d + 2
+}
+
+// trtModuleTag reads the logger's module tag that TensorRT-LLM 1.3 puts
+// after the level, with the rank after it ("[I] [_torch][RANK 0] ...",
+// "[E] [executor] ..."): ` \[[a-z_][a-z0-9_]*\](?:\[(RANK \d+)\])? `.
+// It returns the tag, the rank ("RANK 0" or "") and the length read, 0
+// when s does not start with one.
+func trtModuleTag(s string) (tag, rank string, n int) {
+	if len(s) < 4 || s[0] != ' ' || s[1] != '[' || !(s[2] == '_' || s[2] >= 'a' && s[2] <= 'z') {
+		return "", "", 0
+	}
+	i := 3
+	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || isDigit(s[i])) {
+		i++
+	}
+	if i >= len(s) || s[i] != ']' {
+		return "", "", 0
+	}
+	tag = s[2:i]
+	i++
+	if strings.HasPrefix(s[i:], "[RANK ") {
+		if d := digits(s[i+6:]); d > 0 && i+6+d < len(s) && s[i+6+d] == ']' {
+			rank = s[i+1 : i+6+d]
+			i += 7 + d
+		}
+	}
+	if i >= len(s) || s[i] != ' ' {
+		return "", "", 0
+	}
+	return tag, rank, i + 1
 }
 
 // mayGlog: glogRe needs "[rank" or "[" with a level letter and a digit.

@@ -9,6 +9,15 @@ import (
 // ParseFast: case folding, runes that lower-case to ASCII, empty
 // literals, prefixes that almost match.
 var edgeLines = []string{
+	// srun --label before a task's line (Slurm, multi-node TensorRT-LLM).
+	"0: [08/04/2026-19:08:13] [TRT-LLM] [I] [_torch][RANK 0] Running CUDA graph capture for 8 batch sizes.",
+	" 12: [2026-08-04 19:08:13 TP3] Load weight begin. avail mem=78.21 GB",
+	"123456: [x",
+	"       1: [x",
+	"1:[x",
+	// TensorRT-LLM 1.3: the logger's module and the rank after the level.
+	"[09/04/2026-00:01:25] [TRT-LLM] [I] [_torch][RANK 1] ATTENTION RUNTIME FEATURES:  AttentionRuntimeFeatures(chunked_prefill=False)",
+	"[09/04/2026-00:03:02] [TRT-LLM] [E] [executor] Failed to initialize executor on rank 0: Executor creation failed due to insufficient GPU memory.",
 	// Python loggers' local times, with and without a level before them.
 	"2024-07-23 22:27:23,428 [INFO] x",
 	"2025-01-13 10:12:19,545\tINFO worker.py:1654 -- y",

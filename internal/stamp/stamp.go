@@ -152,6 +152,12 @@ func Text(line string) (string, Kind) {
 			}
 		}
 	}
+	if c := line[0]; c == ' ' || c >= '0' && c <= '9' {
+		// srun --label's task number ("0: [12/04/2025-18:33:52] ...").
+		if _, n := classify.CutSrunLabel(line); n > 0 {
+			return Text(line[n:])
+		}
+	}
 	switch c := line[0]; {
 	case c == '[':
 		if text, kind := bracketed(line); kind != 0 {

@@ -51,6 +51,8 @@ func TestReader(t *testing.T) {
 		{"a table row", "system_info: n_threads = 4 | AVX = 1 | AVX2 = 1", time.Time{}},
 		{"iso is UTC", "2026-01-10T10:00:00.5Z  INFO text_generation_launcher: x", time.Date(2026, 1, 10, 10, 0, 0, 500_000_000, time.UTC)},
 		{"tensorrt-llm", "[01/10/2026-11:00:00] [TRT-LLM] [I] x", time.Date(2026, 1, 10, 11, 0, 0, 0, loc)},
+		{"srun --label", " 1: [01/10/2026-11:00:00] [TRT-LLM] [RANK 1] [I] x", time.Date(2026, 1, 10, 11, 0, 0, 0, loc)},
+		{"srun --label, sglang", "0: [2026-01-10 11:00:01 TP0] Load weight begin.", time.Date(2026, 1, 10, 11, 0, 1, 0, loc)},
 		{"coloured", "\x1b[2m2026-01-10T10:00:00Z\x1b[0m \x1b[32m INFO\x1b[0m x", time.Date(2026, 1, 10, 10, 0, 0, 0, time.UTC)},
 		{"no stamp", "Traceback (most recent call last):", time.Time{}},
 		{"bad month", "[2026-13-10 11:00:01] x", time.Time{}},
