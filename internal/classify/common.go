@@ -335,7 +335,7 @@ var commonFailures = []FailureRule{
 		Hint: "rerun with CUDA_LAUNCH_BLOCKING=1 to locate it; check dmesg for Xid errors"},
 	// port_in_use
 	{ID: "net.bind", Matcher: re("ddress already in use|EADDRINUSE|AddrInUse|ADDRESS ALREADY IN USE", `(?i)address already in use|EADDRINUSE|AddrInUse`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
-		Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :PORT'` and stop it, or choose another --port"},
+		Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :{port}'` and stop it, or choose another --port"},
 	// A port below 1024 for a user without the right to bind it: uvicorn's
 	// "[Errno 13] error while attempting to bind on address", TGI's router
 	// (router/src/server.rs "Failed to bind to", older hyper "error

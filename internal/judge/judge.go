@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -1338,7 +1339,7 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Cause = e.rule.Cause
 		r.RuleID = e.rule.ID
 		r.Summary = summarize(e.rule.Title, e.source, e.msg)
-		r.Hint = expandHint(e.rule.Hint, j.cfg.Argv)
+		r.Hint = fillPort(expandHint(e.rule.Hint, j.cfg.Argv), e.msg)
 	default:
 		r.Cause = v.Crash
 		r.RuleID = "exit.status"
@@ -1366,6 +1367,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 	}
 	if root != nil && root.rule != nil && r.RuleID == root.rule.ID && root.rule.WeightsHint != "" && cmp.Or(r.Phase, j.phase) == v.Weights {
 		r.Hint = expandHint(root.rule.WeightsHint, j.cfg.Argv)
+	}
+	if root != nil {
+		r.Hint = fillPort(r.Hint, j.sameRuleText(root))
 	}
 	if r.RuleID == "exit.port_taken" {
 		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)
@@ -1631,6 +1635,43 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// portInMessage is the port a bind error names: uvicorn's "address
+// ('0.0.0.0', 8000)", TensorRT-LLM's "localhost:8000: [Errno 98]",
+// llama.cpp's "port: 8080".
+var portInMessage = regexp.MustCompile(`(?:', |port: ?|[\w\]]:)(\d{2,5})\b`)
+
+// sameRuleText is root's message and those of the other lines its rule
+// matched, one per line: a bind error's port may be on a later line
+// (TensorRT-LLM's "OSError: [Errno 98] Address already in use", then
+// "Failed to bind socket to localhost:8000: ...").
+func (j *Judge) sameRuleText(root *signal) string {
+	msgs := []string{root.msg}
+	for _, s := range j.signals {
+		if s.rule == root.rule && s.seq != root.seq {
+			msgs = append(msgs, s.msg)
+		}
+	}
+	for _, f := range j.fatal {
+		if f.rule == root.rule && f.seq != root.seq {
+			msgs = append(msgs, f.msg)
+		}
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// fillPort puts the port msg names for "{port}" in h, or "PORT" when it
+// names none.
+func fillPort(h, msg string) string {
+	if !strings.Contains(h, "{port}") {
+		return h
+	}
+	port := "PORT"
+	if m := portInMessage.FindStringSubmatch(msg); m != nil {
+		port = m[1]
+	}
+	return strings.ReplaceAll(h, "{port}", port)
 }
 
 // expandHint fills "{flag:--x}" with " (now V)" when argv sets --x.

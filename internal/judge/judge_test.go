@@ -1210,3 +1210,27 @@ func TestNoGPUBecauseOfTheDriver(t *testing.T) {
 		t.Fatalf("got %+v without the warning; want cuda.no_gpu", r)
 	}
 }
+
+// TestPortInTheHint: the taken port's hint names the port the bind
+// error gives, and PORT when it gives none.
+func TestPortInTheHint(t *testing.T) {
+	tests := []struct{ name, msg, want string }{
+		{"uvicorn", "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use", "sport = :8000'"},
+		{"tensorrt-llm", "RuntimeError: Failed to bind socket to localhost:8355: [Errno 98] Address already in use", "sport = :8355'"},
+		{"llama.cpp", "main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080", "sport = :8080'"},
+		{"no port", "OSError: [Errno 98] Address already in use", "sport = :PORT'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hint := fillPort("`ss -ltnp 'sport = :{port}'`", tt.msg)
+			if !strings.Contains(hint, tt.want) {
+				t.Errorf("fillPort(%q) = %q, want it to hold %q", tt.msg, hint, tt.want)
+			}
+		})
+	}
+	r := play(t, Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour},
+		[]step{ln(1, tests[0].msg), ex(1.1, observe.Exit{Code: 1})}, 5)
+	if r == nil || r.Cause != v.PortInUse || !strings.Contains(r.Hint, "sport = :8000'") {
+		t.Fatalf("got %+v; want port_in_use naming port 8000 in its hint", r)
+	}
+}

@@ -158,7 +158,7 @@ func (j *Judge) settleWaiting(now time.Time) *observe.Result {
 		u := w.unbound
 		r.Verdict, r.Cause, r.Phase, r.RuleID = v.Failed, u.rule.Cause, j.phaseBeforeReady(), u.rule.ID
 		r.Summary = summarize(u.rule.Title, u.source, u.msg)
-		r.Hint = expandHint(u.rule.Hint, j.cfg.Argv)
+		r.Hint = fillPort(expandHint(u.rule.Hint, j.cfg.Argv), u.msg)
 		r.Evidence = append([]string{u.raw}, r.Evidence[:min(1, len(r.Evidence))]...)
 		j.result = &r
 	case len(w.bad) >= j.cfg.Readiness.BadAnswers:
