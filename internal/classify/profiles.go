@@ -86,7 +86,13 @@ var sglang = &Profile{
 		{ID: "sglang.phase.load_weight_end", Matcher: lit("Load weight end"), Phase: v.KVCache},
 		{ID: "sglang.phase.kv_allocated", Matcher: lit("KV Cache is allocated"), Phase: v.KVCache},
 		{ID: "sglang.phase.memory_pool_end", Matcher: lit("Memory pool end"), Phase: v.KVCache},
-		{ID: "sglang.phase.deepgemm_jit", Matcher: lit("DeepGEMM JIT"), Phase: v.Compile},
+		// DeepGEMM's JIT runs inside the first CUDA graph capture
+		// (layers/deep_gemm_wrapper compile_utils: "Entering DeepGEMM JIT
+		// Pre-Compile session. It may take a long time (typically 10-20
+		// mins)", then "Try DeepGEMM JIT Compiling for ..." and a
+		// "DeepGEMM warmup" bar per shape): compile time, after the capture
+		// began (Back); the capture's lines then move on from it.
+		{ID: "sglang.phase.deepgemm_jit", Matcher: lit("DeepGEMM JIT"), Phase: v.Compile, Back: true},
 		{ID: "sglang.phase.flashinfer_autotune", Matcher: lit("Running FlashInfer autotune"), Phase: v.Compile},
 		{ID: "sglang.phase.compiling_graph", Matcher: re("Compiling a graph", `^Compiling a graph for`), Phase: v.Compile},
 		{ID: "sglang.phase.capture_graph", Matcher: re("graph begin|graph bs", `^Capture .*(?i:cuda|cpu|npu|xpu|piecewise) graph (begin|bs)`), Phase: v.CUDAGraph},
@@ -102,7 +108,7 @@ var sglang = &Profile{
 		{ID: "sglang.bar.shards", Matcher: fold("shards"), Phase: v.Weights},
 		{ID: "sglang.bar.loader", Matcher: fold("loader"), Phase: v.Weights},
 		{ID: "sglang.bar.streamer", Matcher: fold("model streamer"), Phase: v.Weights},
-		{ID: "sglang.bar.deepgemm", Matcher: lit("DeepGEMM"), Phase: v.Compile},
+		{ID: "sglang.bar.deepgemm", Matcher: lit("DeepGEMM"), Phase: v.Compile, Back: true},
 		{ID: "sglang.bar.compiling", Matcher: lit("Compiling num tokens"), Phase: v.Compile},
 		{ID: "sglang.bar.capturing", Matcher: fold("capturing"), Phase: v.CUDAGraph},
 	},

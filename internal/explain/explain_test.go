@@ -1406,3 +1406,24 @@ func TestExceptionMessageOverLines(t *testing.T) {
 		t.Errorf("%q: %s; want no verdict after five plain lines", r.Verdict, r.Summary)
 	}
 }
+
+// TestDeepGEMMJITIsCompile: SGLang's DeepGEMM JIT runs inside the first
+// CUDA graph capture; a log that ends in it ends in compile, with the
+// hint of a compile that had not finished, and the capture after it is
+// the capture again.
+func TestDeepGEMMJITIsCompile(t *testing.T) {
+	start := "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8)\n" +
+		"[2026-11-29 10:04:40 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=11.93 GB\n" +
+		"[2026-11-29 10:04:45 TP0] Entering DeepGEMM JIT Pre-Compile session. It may take a long time (typically 10-20 mins) if you have not run `sglang.compile_deep_gemm`.\n" +
+		"[2026-11-29 10:04:45 TP0] Try DeepGEMM JIT Compiling for <GEMM_NT_F8F8BF16> N=24576, K=1536, num_groups=1 with all Ms.\n" +
+		"DeepGEMM warmup:  41%|████      | 6712/16384 [00:29<00:43, 223.10it/s]\n" +
+		"[2026-11-29 10:06:00 TP0] Try DeepGEMM JIT Compiling for <GEMM_NT_F8F8BF16> N=32768, K=512, num_groups=1 with all Ms.\n"
+	r := oneRun(t, start, Options{Now: now})
+	if r.Verdict != "" || r.Phase != v.Compile || !strings.Contains(r.Hint, "a kernel compile that had not finished") {
+		t.Errorf("%q in %s (%s); want no verdict in compile with the compile hint", r.Verdict, r.Phase, r.Hint)
+	}
+	r = oneRun(t, start+"Capturing batches (bs=256 avail_mem=11.71 GB):   3%|▎         | 1/36 [00:01<00:40,  1.15s/it]\n", Options{Now: now})
+	if r.Phase != v.CUDAGraph {
+		t.Errorf("phase %s after the capture's next bar; want cuda_graph", r.Phase)
+	}
+}

@@ -667,7 +667,9 @@ func noVerdictHint(ph v.Phase, wait string) string {
 		return base + "suspect a rank or node that never joined: check every node started and reaches --dist-init-addr / MASTER_ADDR, NCCL_SOCKET_IFNAME, and rerun with NCCL_DEBUG=INFO"
 	case v.Weights:
 		return base + "suspect weight loading: a download without network, a lock on the Hugging Face cache, or a slow network filesystem"
-	case v.KVCache, v.CUDAGraph, v.Compile, v.Warmup:
+	case v.Compile:
+		return base + "suspect a kernel compile that had not finished: a first start JIT-compiles kernels (DeepGEMM, FlashInfer, Triton, torch.compile) for up to 10-20 minutes on a big model; keep the compile caches on a persistent volume or precompile (python3 -m sglang.compile_deep_gemm), and give the start that long"
+	case v.KVCache, v.CUDAGraph, v.Warmup:
 		return base + "suspect a GPU step that stopped: nvidia-smi (a GPU at 0% with memory held), dmesg for Xid errors, py-spy dump of the waiting rank"
 	case v.Serving:
 		return base + "the server said it listens but the log shows no ready line or answered request: probe its health endpoint"
