@@ -58,6 +58,16 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.worker_died", "RuntimeError: Executor worker died during initialization"},
 	{"trtllm", "trtllm.too_few_gpus", "RuntimeError: Only 2 GPUs are available, but 8 are required."},
 	// PyYAML 6 (yaml/parser.py, scanner.py) reading trtllm-serve's --config.
+	// flashinfer jit/cpp_ext.py run_ninja's output (CUDA 12.6 on sm_120).
+	{"vllm", "jit.nvcc_arch", "(EngineCore_DP0 pid=312) ERROR 11-14 09:13:13 [core.py:708] nvcc fatal   : Unsupported gpu architecture 'compute_120a'"},
+	// vllm engine/arg_utils.py parse_type through argparse.
+	{"vllm", "argparse.bad_value", "vllm serve: error: argument --speculative-config: Value {method: eagle3, num_speculative_tokens: 3} cannot be converted to <function loads at 0x7f8e2c1b1d00>."},
+	{"sglang", "argparse.bad_value", "launch_server.py: error: argument --tp-size: invalid int value: 'two'"},
+	// transformers models/auto/tokenization_auto.py.
+	{"vllm", "hf.tokenizer_class", "(APIServer pid=1) ValueError: Tokenizer class TokenizersBackend does not exist or is not currently imported."},
+	// vllm entrypoints/openai/cli_args.py; v1/engine/core.py (0.11).
+	{"vllm", "vllm.tool_choice_parser", "TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser"},
+	{"vllm", "vllm.dp_handshake", "(EngineCore_DP2 pid=88) RuntimeError: Did not receive response from front-end process within 5 minutes"},
 	// sglang entrypoints/http_server.py _execute_server_warmup (0.4, 0.5).
 	{"sglang", "sglang.warmup_refused", "AssertionError: <Response [400]>"},
 	{"sglang", "sglang.warmup_refused", `AssertionError: res=<Response [400]>, res.text='{"object":"error","message":"The input (7 tokens) is longer than the model\'s context length (4 tokens).","type":"BadRequestError","param":null,"code":400}'`},
@@ -124,7 +134,9 @@ var failureLines = []ruleLine{
 	{"sglang", "jit.ninja", "RuntimeError: Ninja build failed. Ninja output:"},
 	{"vllm", "jit.no_cc", "RuntimeError: Failed to find C compiler. Please specify via CC environment variable."},
 	{"vllm", "jit.triton", "triton.compiler.errors.CompilationError: at 32:12:"},
-	{"sglang", "jit.nvcc", "nvcc fatal   : Unsupported gpu architecture 'compute_120a'"},
+	{"sglang", "jit.nvcc_arch", "nvcc fatal   : Unsupported gpu architecture 'compute_120a'"},
+	{"sglang", "jit.nvcc", "/bin/sh: 1: nvcc: not found"},
+	{"vllm", "jit.nvcc", "nvcc fatal   : Value 'sm_100a' is not defined for option 'gpu-name'"},
 	{"sglang", "jit.cc", "/tmp/x/main.c:1:10: fatal error: Python.h: No such file or directory"},
 	{"sglang", "jit.extension", "RuntimeError: Error building extension 'flashinfer_jit': [1/3] c++ -MMD"},
 	{"vllm", "torch.backend_compiler", "torch._dynamo.exc.BackendCompilerFailed: backend='<vllm.compilation.backends.VllmBackend object at 0x7f>' raised:"},

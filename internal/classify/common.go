@@ -241,6 +241,12 @@ var commonFailures = []FailureRule{
 	// config made for a bigger GPU).
 	{ID: "triton.out_of_resources", Matcher: lit("OutOfResources: out of resource"), Cause: v.KernelBuild, Title: "a Triton kernel needs more GPU resources than this GPU has",
 		Hint: "the kernel's tile configuration does not fit this GPU's shared memory: turn off the feature that picks it (e.g. SGLang --enable-deterministic-inference), try another attention or MoE backend, or upgrade the server and Triton"},
+	// A CUDA toolkit older than the GPU: nvcc does not know its
+	// architecture ("nvcc fatal   : Unsupported gpu architecture
+	// 'compute_120a'" in FlashInfer's ninja output, a Blackwell GPU with
+	// CUDA 12.6). It says more than the ninja failure that quotes it.
+	{ID: "jit.nvcc_arch", Matcher: re("Unsupported gpu architecture", `nvcc fatal\s*: Unsupported gpu architecture '\w+'`), Cause: v.KernelBuild, Supersedes: "jit.ninja", Title: "the CUDA toolkit's nvcc does not know this GPU's architecture",
+		Hint: "the CUDA toolkit that JIT-compiles the kernels is older than the GPU: use one that knows its architecture (sm_120 needs CUDA 12.8 or later, via CUDA_HOME or the server's newer image), or a prebuilt kernel cache for this GPU (FlashInfer's flashinfer-jit-cache)"},
 	{ID: "jit.nvcc", Matcher: re("nvcc", `nvcc (fatal|error)|nvcc: not found`), Cause: v.KernelBuild, Title: "nvcc failed",
 		Hint: "install the CUDA toolkit matching torch (CUDA_HOME), or use prebuilt kernels"},
 	// nvcc's own diagnostics, "FILE.cuh(172): error: ..." (SGLang's JIT
@@ -396,6 +402,11 @@ var commonFailures = []FailureRule{
 	{ID: "fs.model_missing", Matcher: re("No such file or directory", `No such file or directory.*(config\.json|\.safetensors|\.gguf|tokenizer|\.bin|model)`), Cause: v.ModelLoad, Title: "a model file is missing",
 		Hint: "check the model path and that the files were fully downloaded"},
 	// config
+	// A known flag whose value does not parse: vLLM's arg_utils.py
+	// parse_type raises "Value V cannot be converted to T" (a JSON
+	// config flag given YAML-like or shell-mangled text).
+	{ID: "argparse.bad_value", Matcher: re(": error: argument ", `: error: argument \S+: (Value .* cannot be converted to|invalid \S+ value: )`), Cause: v.Config, Fatal: true, Title: "a command-line flag's value does not parse",
+		Hint: "the flag is known but its value is not what it takes: a JSON flag (--speculative-config, --compilation-config, --kv-transfer-config) needs double-quoted keys and strings, the whole value in single quotes for the shell; vLLM also takes its fields one by one (--speculative-config.method eagle3)"},
 	{ID: "argparse.error", Matcher: re(": error: ", `^(?:usage: )?[\w./ -]+: error: (unrecognized arguments|argument |the following arguments are required|invalid choice|ambiguous option)`), Cause: v.Config, Fatal: true, Title: "invalid command-line arguments",
 		Hint: "the flag is not known to this server version: check `--help` of the installed version and the flag's spelling"},
 	{ID: "click.error", Matcher: re("Error: ", `^Error: (No such option|Invalid value for|Missing argument|Got unexpected extra argument)`), Cause: v.Config, Title: "invalid command-line arguments",
@@ -446,6 +457,10 @@ var commonFailures = []FailureRule{
 	// torch/cuda/__init__.py: CUDA was touched before a fork.
 	{ID: "torch.fork_cuda", Matcher: lit("Cannot re-initialize CUDA in forked subprocess"), Cause: v.Config, Title: "CUDA was initialised before the worker processes were forked",
 		Hint: "use the spawn start method (vLLM: VLLM_WORKER_MULTIPROC_METHOD=spawn) and do not touch CUDA in the parent before the server starts"},
+	// transformers' AutoTokenizer (tokenization_auto.py): the model's
+	// tokenizer_config.json names a class this transformers lacks.
+	{ID: "hf.tokenizer_class", Matcher: re("does not exist or is not currently imported", `Tokenizer class \S+ does not exist or is not currently imported`), Cause: v.Dependency, Title: "transformers has no class for the model's tokenizer",
+		Hint: "upgrade transformers to the version the model card asks for (the server's newer image), or pass --trust-remote-code when the model ships its own tokenizer code"},
 	// vLLM's model_executor/models/registry.py and SGLang's
 	// model_loader/utils.py resolve_transformers_arch (2025-2026): no
 	// class of the server's own, nor one in Transformers or the config's

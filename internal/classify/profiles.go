@@ -414,6 +414,14 @@ var vllm = &Profile{
 			Hint: "this checkpoint is in Hugging Face format: drop --tokenizer-mode / --config-format / --load-format mistral, or use the repository that ships params.json"},
 		// entrypoints/openai/api_server.py validate_api_server_args
 		// (0.8-0.13): a parser name this release does not have.
+		// entrypoints/openai/cli_args.py validate_parsed_serve_args.
+		{ID: "vllm.tool_choice_parser", Matcher: lit("--enable-auto-tool-choice requires --tool-call-parser"), Cause: v.Config, Fatal: true, Title: "--enable-auto-tool-choice needs a --tool-call-parser",
+			Hint: "add --tool-call-parser with the parser for the model's tool-call format (hermes, llama3_json, mistral, qwen3_coder, ...; `vllm serve --help=Frontend` lists them), or drop --enable-auto-tool-choice"},
+		// v1/engine/core.py startup_handshake (0.9+): a headless
+		// data-parallel engine heard nothing from the API server's node in
+		// HANDSHAKE_TIMEOUT_MINS (5).
+		{ID: "vllm.dp_handshake", Matcher: lit("Did not receive response from front-end"), Cause: v.NCCL, Title: "the engine never heard from the data-parallel front-end",
+			Hint: "the head node (the one with the API server) did not answer at --data-parallel-address / --data-parallel-rpc-port: check that it runs and is reachable (firewall, the address's interface), and that --data-parallel-size, --data-parallel-size-local and --data-parallel-start-rank agree across the nodes"},
 		{ID: "vllm.parser_name", Matcher: re("invalid tool call parser|invalid reasoning parser", `invalid (tool call|reasoning) parser: `), Cause: v.Config, Fatal: true, Title: "unknown --tool-call-parser or --reasoning-parser",
 			Hint: "pick one of the names the message lists; newer parsers need a newer vLLM"},
 		// utils/deep_gemm.py _missing (0.10-0.13): an FP8 path needs DeepGEMM.

@@ -1356,6 +1356,9 @@ func TestStoppedWhileStarting(t *testing.T) {
 	if r.Verdict != "" || r.Phase != v.Weights || !strings.HasPrefix(r.Summary, "stopped in phase weights") || r.Hint != stoppedHint {
 		t.Errorf("%q in %s: %s (%s); want no verdict, stopped in weights", r.Verdict, r.Phase, r.Summary, r.Hint)
 	}
+	if len(r.Evidence) < 2 || r.Evidence[1] != "KeyboardInterrupt: terminated" || slices.Index(r.Evidence[2:], "KeyboardInterrupt: terminated") >= 0 {
+		t.Errorf("evidence %q; want the stop right after vigil's line, once", r.Evidence)
+	}
 	r = oneRun(t, start, Options{Now: now})
 	if !strings.HasPrefix(r.Summary, "ended in phase weights") || r.Hint == stoppedHint {
 		t.Errorf("%s (%s); want a start that just ends", r.Summary, r.Hint)

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -578,6 +579,10 @@ func (st *runState) finish() *Run {
 		r.Hint = stoppedHint
 	}
 	r.Evidence = append([]string{said}, st.lastLines()...)
+	if stop != "" {
+		// The stop first, then the lines up to it.
+		r.Evidence = append([]string{said, clip(stop, 500)}, slices.DeleteFunc(r.Evidence[1:], func(l string) bool { return l == clip(stop, 300) })...)
+	}
 	r.Phases = phases(st.spans, r.Start, end, r.Timed, false)
 	return r
 }
