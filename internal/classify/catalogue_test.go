@@ -598,6 +598,8 @@ var readyLines = []ruleLine{
 	// line of the JSON-ish log, and the idle-slots line after the first warmup.
 	{"llamacpp", "llamacpp.ready:main: server is listening on|main: model loaded|llama_server: model loaded|llama_server: listening on", "main: server is listening on http://127.0.0.1:8080 - starting the main loop"},
 	{"llamacpp", "llamacpp.ready:all slots are idle", "srv  update_slots: all slots are idle"},
+	// --no-log-prefix (tools/server/server.cpp, b10587): the module tag alone.
+	{"llamacpp", "llamacpp.ready:main: server is listening on|main: model loaded|llama_server: model loaded|llama_server: listening on", "srv  llama_server: model loaded"},
 	{"llamacpp", "llamacpp.ready:model loaded", "INFO [                    main] model loaded | tid=\"139637519818752\" timestamp=1717000000"},
 	{"sglang", "sglang.ready:The server is fired up and ready to roll!", "[2026-11-29 10:00:00] The server is fired up and ready to roll!"},
 	// Ranks > 0 of a multi-node start: srt/utils.py

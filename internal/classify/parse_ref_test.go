@@ -174,6 +174,11 @@ func Parse(line string) Parsed {
 	} else if p.Level == "" && len(msg) > 2 && msg[1] == ' ' || len(msg) > 14 && isDigit(msg[0]) {
 		msg = cutLlama(&p, msg)
 	}
+	if p.Level == "" {
+		if m := llamaBareTagRe.FindStringSubmatch(msg); m != nil {
+			msg = msg[len(m[1]):]
+		}
+	}
 	if p.Level == "" && pyWarningRe.Get().MatchString(msg) {
 		p.Level = "warning"
 	}
@@ -183,3 +188,7 @@ func Parse(line string) Parsed {
 
 // srunLabelRe: srun --label's task number before a bracketed header.
 var srunLabelRe = regexp.MustCompile(`^ {0,6}(\d{1,5}): \[`)
+
+// llamaBareTagRe: llama.cpp's module tag without its prefix
+// (--no-log-prefix), before a function's name.
+var llamaBareTagRe = regexp.MustCompile(`^((?:srv|slot|que|res|cmn|spec) +)[A-Za-z0-9_]+:`)

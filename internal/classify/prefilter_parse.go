@@ -152,6 +152,11 @@ func ParseFast(line string) Parsed {
 			msg = cutLlama(&p, msg)
 		}
 	}
+	if p.Level == "" && len(msg) > 4 && strings.IndexByte("sqrc", msg[0]) >= 0 {
+		if n := cutLlamaBareTag(msg); n > 0 {
+			msg = msg[n:]
+		}
+	}
 	if p.Level == "" && strings.Contains(msg, "Warning: ") && pyWarningRe.Get().MatchString(msg) {
 		p.Level = "warning"
 	}
@@ -748,6 +753,31 @@ func cutTRTHeader(msg string) (stamp, rank, level string, n int, ok bool) {
 		s = s[1:]
 	}
 	return stamp, rank, level, len(msg) - len(s), true
+}
+
+// cutLlamaBareTag reads llama.cpp's module tag at the start of a line
+// that has no prefix (--no-log-prefix: "srv  llama_server: model loaded",
+// "cmn          init: ..."): llamaBareTagRe. It returns the length of the
+// tag and its spaces, 0 when msg does not start with one.
+func cutLlamaBareTag(msg string) int {
+	for _, tag := range [...]string{"srv", "slot", "que", "res", "cmn", "spec"} {
+		if !strings.HasPrefix(msg, tag+" ") {
+			continue
+		}
+		i := len(tag)
+		for i < len(msg) && msg[i] == ' ' {
+			i++
+		}
+		j := i
+		for j < len(msg) && (isLetter(msg[j]) || isDigit(msg[j]) || msg[j] == '_') {
+			j++
+		}
+		if j > i && j < len(msg) && msg[j] == ':' {
+			return i
+		}
+		return 0
+	}
+	return 0
 }
 
 // CutSrunLabel reads the label Slurm's srun --label puts before each

@@ -9,6 +9,12 @@ import (
 // ParseFast: case folding, runes that lower-case to ASCII, empty
 // literals, prefixes that almost match.
 var edgeLines = []string{
+	// llama-server --no-log-prefix: the module tag alone.
+	"srv  llama_server: model loaded",
+	"cmn          init: llama threadpool init, n_threads = 2",
+	"slot update_slots: id  0 | task 0 | new prompt",
+	"srv  no colon here",
+	"spec x",
 	// srun --label before a task's line (Slurm, multi-node TensorRT-LLM).
 	"0: [08/04/2026-19:08:13] [TRT-LLM] [I] [_torch][RANK 0] Running CUDA graph capture for 8 batch sizes.",
 	" 12: [2026-08-04 19:08:13 TP3] Load weight begin. avail mem=78.21 GB",
