@@ -224,6 +224,10 @@ var failureLines = []ruleLine{
 	{"sglang", "sglang.port_check", "ValueError: nccl_port at 29500 is not available in 30 seconds. nccl_port is used by a process already. process.name()='python3'"},
 	{"trtllm", "trtllm.bind", "RuntimeError: Failed to bind socket to localhost:8000: [Errno 98] Address already in use"},
 	{"llamacpp", "llamacpp.bind", "couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080"},
+	{"llamacpp", "llamacpp.bind", "0.00.012.345 E srv          start: couldn't bind HTTP server socket, hostname: 0.0.0.0, port: 8080"},
+	{"llamacpp", "llamacpp.bind", "main: couldn't bind HTTP server socket"},
+	// tools/server/server-http.cpp (b10587) with --host 192.0.2.1.
+	{"llamacpp", "llamacpp.bind_host", "0.00.012.345 E srv          start: couldn't bind HTTP server socket, hostname: 192.0.2.1, port: 18121"},
 	// model_load
 	{"tgi", "hf.gated", "huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json."},
 	// huggingface_hub's GatedRepoError, and transformers' OSError for it.

@@ -63,6 +63,8 @@ var llamacppRealLines = []llamaLine{
 	{name: "unknown arch", line: "0.00.063.166 E llama_model_load: error loading model: unknown model architecture: 'vigil-nosuch'", rule: "llamacpp.arch", cause: v.Config, phase: v.Weights, error: true},
 	// The port is taken.
 	{name: "bind", line: "0.00.010.351 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 18095", rule: "llamacpp.bind", cause: v.PortInUse, error: true},
+	// --host 192.0.2.1 (a documentation address, not this machine's).
+	{name: "bind, a host not this machine's", line: "0.00.008.135 E srv         start: couldn't bind HTTP server socket, hostname: 192.0.2.1, port: 18121", rule: "llamacpp.bind_host", cause: v.Config, error: true},
 	{name: "http exit", line: "0.00.010.454 E srv  llama_server: exiting due to HTTP server error", rule: "llamacpp.http_exit", error: true},
 	// Bad flags: printed before any log prefix.
 	{name: "unknown flag", line: "error: invalid argument: --no-such-flag", rule: "llamacpp.args", cause: v.Config, error: true},

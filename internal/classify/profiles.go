@@ -694,8 +694,13 @@ var llamacpp = &Profile{
 	},
 	Failures: []FailureRule{
 		// tools/server/server-http.cpp (b10587).
-		{ID: "llamacpp.bind", Matcher: lit("couldn't bind HTTP server socket"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
-			Hint: "another process listens on the port: stop it or choose another --port"},
+		// ("couldn't bind HTTP server socket, hostname: H, port: P": on a
+		// loopback or wildcard host the port is taken; on another, the
+		// address is more likely not this machine's.)
+		{ID: "llamacpp.bind", Matcher: re("couldn't bind HTTP server socket", `couldn't bind HTTP server socket(?:, hostname: (?:127\.0\.0\.1|0\.0\.0\.0|localhost|::1?|\[::1?\]),|$)`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
+			Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :{port}'` and stop it, or choose another --port"},
+		{ID: "llamacpp.bind_host", Matcher: lit("couldn't bind HTTP server socket"), Cause: v.Config, Fatal: true, Title: "the server could not bind its --host address",
+			Hint: "the --host address is not one of this machine's (or does not resolve): use 127.0.0.1, 0.0.0.0 or an address `ip -brief addr` lists; if it is this machine's, another process holds port {port} there (`ss -ltnp 'sport = :{port}'`)"},
 		{ID: "llamacpp.download", Matcher: re("download failed after|failed to download", `download failed after \d+ attempts|failed to download (model|file)`), Cause: v.ModelLoad, Title: "the model could not be downloaded",
 			Hint: "check the network path to the Hub (proxy, HF_ENDPOINT) and free disk space in the cache (LLAMA_CACHE), or download the GGUF ahead of time and pass it with -m"},
 		// common/http.h (b10587) on a build without OpenSSL: -hf and
