@@ -154,6 +154,11 @@ var commonFailures = []FailureRule{
 	// backend (llamacpp.alloc) and comes first.
 	{ID: "ggml.host_malloc", Matcher: re("insufficient memory", `^ggml_aligned_malloc: insufficient memory`), Cause: v.HostOOM, Title: "the host ran out of memory for a buffer",
 		Hint: hostMemoryHint},
+	// src/llama-mmap.cpp (b10587): mapping the model file failed with
+	// ENOMEM, under an address-space limit (ulimit -v) or a host that
+	// will not commit the mapping.
+	{ID: "llamacpp.mmap_enomem", Matcher: re("mmap failed: Cannot allocate memory", `mmap failed: Cannot allocate memory`), Cause: v.HostOOM, Reached: v.Weights, Title: "the model file could not be mapped: out of memory",
+		Hint: "the process may not map the whole model: raise its address-space limit (`ulimit -v`, a container's or systemd unit's memory limit) or the host's memory, or use a smaller quantization; --no-mmap reads the model into memory instead, which needs as much"},
 	{ID: "ggml.host_buffer", Matcher: re("CPU buffer|CPU_Mapped buffer|CPU_REPACK buffer", `(failed|unable) to allocate CPU(_Mapped|_REPACK)? buffer`), Cause: v.HostOOM, Title: "the host ran out of memory for a buffer",
 		Hint: hostMemoryHint},
 	{ID: "ggml.cpu_alloc", Matcher: lit("ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer"), Cause: v.HostOOM, Title: "the host ran out of memory for a buffer",
