@@ -74,6 +74,8 @@ var llamacppRealLines = []llamaLine{
 	{name: "no ssl", line: "0.00.145.266 E srv          init: the server is built without SSL support", rule: "llamacpp.no_ssl", cause: v.Config, error: true},
 	{name: "http init", line: "0.00.145.266 E srv  llama_server: failed to initialize HTTP server", rule: "llamacpp.http_init", error: true},
 	// A KV cache larger than the host's memory.
+	// A GGUF whose version field says 99 (ggml/src/gguf.cpp).
+	{name: "gguf version", line: "0.00.010.128 E gguf_init_from_reader: this GGUF file is version 99 but this software only supports up to version 3", rule: "llamacpp.gguf_version", cause: v.ModelLoad, error: true},
 	// Under `ulimit -v 600000` with a 1.1 GB model (src/llama-mmap.cpp).
 	{name: "mmap out of memory", line: "0.00.101.820 E llama_model_load: error loading model: mmap failed: Cannot allocate memory", rule: "llamacpp.mmap_enomem", cause: v.HostOOM, phase: v.Weights, error: true},
 	{name: "aligned malloc", line: "0.03.999.301 E ggml_aligned_malloc: insufficient memory (attempted to allocate 250000.00 MB)", rule: "ggml.host_malloc", cause: v.HostOOM, error: true},

@@ -718,6 +718,10 @@ var llamacpp = &Profile{
 			Hint: "drop --ssl-key-file/--ssl-cert-file and terminate TLS in a proxy, or use a build made with OpenSSL (LLAMA_OPENSSL=ON)"},
 		// ggml/src/gguf.cpp and src/llama-model-loader.h (b10587): the
 		// file is not a GGUF model, or is cut short.
+		// ggml/src/gguf.cpp gguf_init_from_reader (b10587): a file written
+		// by a newer gguf than this build reads.
+		{ID: "llamacpp.gguf_version", Matcher: re("this GGUF file is version", `this GGUF file is version \d+ but this software only supports up to version \d+`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file is a newer GGUF version than this build reads",
+			Hint: "upgrade llama.cpp (or the app that bundles it) to a build that reads this GGUF version, or convert the model with this build's convert_hf_to_gguf.py"},
 		{ID: "llamacpp.gguf_open", Matcher: re("failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor", `failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file is missing, not a GGUF file, or cut short",
 			Hint: "check the -m path; a truncated or non-GGUF file must be downloaded again (compare its size with the source's)"},
 		// common/fit.cpp common_fit_params (b10587): --fit's trial load

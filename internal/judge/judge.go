@@ -1228,6 +1228,12 @@ func (j *Judge) timedOut(now time.Time) *observe.Result {
 		Evidence: ev, Hint: "the startup was still making progress: give it a longer --timeout, or make the slow step faster (local weights, a warm compile cache)"}
 }
 
+// stopSignal reports whether sig is one that asks a process to stop
+// (a person, a supervisor), not one a crash raises.
+func stopSignal(sig string) bool {
+	return sig == "SIGTERM" || sig == "SIGINT" || sig == "SIGHUP" || sig == "SIGQUIT"
+}
+
 // stallHint says where to look when a phase stops moving.
 func stallHint(ph v.Phase) string {
 	switch ph {
@@ -1322,6 +1328,12 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Summary = summarize("the server raised an exception", e.source, e.msg)
 		r.Hint = "read the traceback in the evidence; it is not one vigil knows, so the exception's own message is the best lead"
 		root = e
+	case j.exit != nil && stopSignal(j.exit.Signal) && j.firstError() == nil:
+		// A stop signal and no error: someone stopped it, nothing broke.
+		r.Cause = v.Crash
+		r.RuleID = "exit.stopped"
+		r.Summary = "the server was stopped by " + j.exit.Signal + " from another process before it was ready, with no error of its own"
+		r.Hint = "something outside stopped it: a person, systemd (a stop, or TimeoutStartSec), docker stop, a Kubernetes probe or eviction, a job's time limit; find the sender (journalctl, kubectl describe pod) and give the start the time it needs"
 	case j.exit != nil && j.exit.Signal != "":
 		r.Cause = v.Crash
 		r.RuleID = "exit.signal"

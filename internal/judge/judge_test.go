@@ -861,6 +861,13 @@ func TestUnknownErrorsLeadTheEvidence(t *testing.T) {
 			wantFirst:   "0.00.010.905 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:",
 		},
 		{
+			name:        "warnings only, then a stop signal from outside",
+			steps:       []step{ln(0.01, cors), ex(0.1, observe.Exit{Signal: "SIGTERM"})},
+			rule:        "exit.stopped",
+			wantSummary: "the server was stopped by SIGTERM from another process before it was ready, with no error of its own",
+			wantFirst:   cors,
+		},
+		{
 			name:        "warnings only: the last lines",
 			steps:       []step{ln(0.01, cors), ex(0.1, observe.Exit{Code: 1})},
 			rule:        "exit.status",
