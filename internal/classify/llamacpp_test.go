@@ -74,6 +74,9 @@ var llamacppRealLines = []llamaLine{
 	{name: "no ssl", line: "0.00.145.266 E srv          init: the server is built without SSL support", rule: "llamacpp.no_ssl", cause: v.Config, error: true},
 	{name: "http init", line: "0.00.145.266 E srv  llama_server: failed to initialize HTTP server", rule: "llamacpp.http_init", error: true},
 	// A KV cache larger than the host's memory.
+	// --lora and --mmproj with a missing or non-GGUF file.
+	{name: "lora file", line: "0.00.118.718 E llama_adapter_lora_init: failed to apply lora adapter: failed to load lora adapter file from models/nosuch.gguf", rule: "llamacpp.lora_file", cause: v.ModelLoad, error: true},
+	{name: "mmproj file", line: "0.00.103.491 E clip_init: failed to load model 'models/notgguf.bin': clip_model_loader: failed to load CLIP model from models/notgguf.bin. Does this file exist?", rule: "llamacpp.mmproj_file", cause: v.ModelLoad, phase: v.Weights, error: true},
 	// A GGUF whose version field says 99 (ggml/src/gguf.cpp).
 	{name: "gguf version", line: "0.00.010.128 E gguf_init_from_reader: this GGUF file is version 99 but this software only supports up to version 3", rule: "llamacpp.gguf_version", cause: v.ModelLoad, error: true},
 	// Under `ulimit -v 600000` with a 1.1 GB model (src/llama-mmap.cpp).

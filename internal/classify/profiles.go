@@ -723,7 +723,7 @@ var llamacpp = &Profile{
 		{ID: "llamacpp.gguf_version", Matcher: re("this GGUF file is version", `this GGUF file is version \d+ but this software only supports up to version \d+`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file is a newer GGUF version than this build reads",
 			Hint: "upgrade llama.cpp (or the app that bundles it) to a build that reads this GGUF version, or convert the model with this build's convert_hf_to_gguf.py"},
 		{ID: "llamacpp.gguf_open", Matcher: re("failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor", `failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file is missing, not a GGUF file, or cut short",
-			Hint: "check the -m path; a truncated or non-GGUF file must be downloaded again (compare its size with the source's)"},
+			Hint: "check the path of the file the error names (-m, or a side file: --lora, --mmproj, -md); a truncated or non-GGUF file must be downloaded again (compare its size with the source's)"},
 		// common/fit.cpp common_fit_params (b10587): --fit's trial load
 		// failed; the server loads the model again, and that load prints
 		// the reason ("unknown model architecture: ''" after "failed to
@@ -778,6 +778,17 @@ var llamacpp = &Profile{
 		// "Failed to load CLIP model" comes without its reason; the second
 		// prints the reason (clip_init) before the same words again.
 		{ID: "llamacpp.mtmd_echo", Matcher: re("Failed to load CLIP model|failed to load multimodal model", `Failed to load CLIP model from|failed to load multimodal model`), Title: "the multimodal projector could not be loaded"},
+		// tools/mtmd/clip.cpp clip_init (b10587): the projector file
+		// could not be read; it names the file, which the GGUF error
+		// before it (a missing file, a wrong magic) does not tie to
+		// --mmproj.
+		{ID: "llamacpp.mmproj_file", Matcher: re("clip_model_loader: failed to load CLIP model from", `clip_init: failed to load model '.*': clip_model_loader: failed to load CLIP model from`), Cause: v.ModelLoad, Supersedes: "llamacpp.gguf_open", Title: "the multimodal projector (--mmproj) could not be read",
+			Hint: "check the --mmproj path: the file is missing, or not a GGUF projector made for this model"},
+		// src/llama-adapter.cpp llama_adapter_lora_init (b10587): the
+		// adapter file could not be read (the GGUF error before it says
+		// why, without naming --lora).
+		{ID: "llamacpp.lora_file", Matcher: lit("failed to load lora adapter file from"), Cause: v.ModelLoad, Supersedes: "llamacpp.gguf_open", Title: "the LoRA adapter (--lora) could not be read",
+			Hint: "check the --lora path: the file is missing, or not a GGUF adapter (convert one with convert_lora_to_gguf.py)"},
 		// src/llama-adapter.cpp llama_adapter_lora_init (b10587).
 		{ID: "llamacpp.lora_mismatch", Matcher: lit("failed to apply lora adapter"), Cause: v.Config, Title: "the LoRA adapter does not fit the base model",
 			Hint: "use an adapter made for this base model (its architecture and tensor shapes), converted with convert_lora_to_gguf.py"},
