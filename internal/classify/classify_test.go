@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	v "vigil/internal/verdict"
 )
@@ -535,5 +536,23 @@ func TestSeconds(t *testing.T) {
 				t.Errorf("Seconds(%q) = %v, %v; want %v, %v", tt.msg, got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+// TestClockOfInColour: llama-server's --log-colors on paints its clock;
+// the clock is still read.
+func TestClockOfInColour(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want time.Duration
+		ok   bool
+	}{
+		{"\x1b[34m0.00.006.299\x1b[0m I srv  llama_server: model loaded", 6299 * time.Microsecond, true},
+		{"0.00.006.299 I srv  llama_server: model loaded", 6299 * time.Microsecond, true},
+		{"\x1b[34mnot a clock\x1b[0m", 0, false},
+	} {
+		if d, ok := ClockOf(tt.line); d != tt.want || ok != tt.ok {
+			t.Errorf("ClockOf(%q) = %v, %v; want %v, %v", tt.line, d, ok, tt.want, tt.ok)
+		}
 	}
 }

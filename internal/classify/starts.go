@@ -4,6 +4,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"time"
+	"vigil/internal/ansi"
 
 	v "vigil/internal/verdict"
 )
@@ -308,6 +309,10 @@ func ClockRestarts(was, t time.Duration) bool {
 func ClockOf(line string) (time.Duration, bool) {
 	if d, ok := RelativeTime(line); ok {
 		return d, true
+	}
+	if line != "" && line[0] == 0x1b {
+		// --log-colors on: the clock in colour ("\x1b[34m0.00.006.299\x1b[0m I ...").
+		return ClockOf(ansi.Strip(line))
 	}
 	if !MayHaveContainer(line) {
 		return 0, false

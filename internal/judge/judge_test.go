@@ -1241,3 +1241,36 @@ func TestPortInTheHint(t *testing.T) {
 		t.Fatalf("got %+v; want port_in_use naming port 8000 in its hint", r)
 	}
 }
+
+// TestNativeStallHint: a llama-server that stops while it loads gets a
+// hint for a C++ process, not py-spy's.
+func TestNativeStallHint(t *testing.T) {
+	cfg := Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: time.Minute}
+	r := play(t, cfg, []step{ln(0.5, "0.00.011.101 I srv    load_model: loading model 'fifo.gguf'")}, 20)
+	if r == nil || r.Verdict != v.Stalled || !strings.Contains(r.Hint, "gdb -p PID") || strings.Contains(r.Hint, "py-spy") {
+		t.Fatalf("got %+v; want stalled with a hint for a native process", r)
+	}
+}
+
+// TestQuietFlagHint: a server that fails with its log silenced by its
+// own flags gets a hint to run it without them.
+func TestQuietFlagHint(t *testing.T) {
+	for _, tt := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"llama-server", "-m", "x.gguf", "--log-disable"}, "(--log-disable)"},
+		{[]string{"llama-server", "-lv", "0"}, "(-lv 0)"},
+		{[]string{"llama-server", "--log-file=/tmp/x.log"}, "(--log-file /tmp/x.log)"},
+		{[]string{"llama-server", "-lv", "3"}, ""},
+	} {
+		cfg := Config{Server: "llamacpp", StallAfter: time.Minute, Timeout: time.Hour, Argv: tt.argv}
+		r := play(t, cfg, []step{ex(0.2, observe.Exit{Code: 1})}, 3)
+		if r == nil || r.RuleID != "exit.status" {
+			t.Fatalf("%v: got %+v; want exit.status", tt.argv, r)
+		}
+		if got := strings.Contains(r.Hint, "run it again without that flag"); got != (tt.want != "") || !strings.Contains(r.Hint, tt.want) {
+			t.Errorf("%v: hint %q; want one naming %q", tt.argv, r.Hint, tt.want)
+		}
+	}
+}
