@@ -23,10 +23,20 @@ var (
 )
 
 // GuessURL finds the server's URL in its command line: its host and port
-// flags, else the kind's default port on 127.0.0.1. Wildcard addresses
-// become 127.0.0.1.
-func GuessURL(kind string, argv []string) string {
+// flags, else the variables its kind reads them from (Profile.PortEnv,
+// HostEnv: an "env NAME=VALUE" before the command, else getenv, the
+// environment the server is started with; nil when it is not known),
+// else the kind's default port on 127.0.0.1. Wildcard addresses become
+// 127.0.0.1.
+func GuessURL(kind string, argv []string, getenv func(string) string) string {
 	host, port := "127.0.0.1", 0
+	pr := Lookup(kind)
+	if v := envValue(pr.HostEnv, argv, getenv); v != "" && v != "0.0.0.0" && v != "::" && v != "[::]" {
+		host = v
+	}
+	if n, err := strconv.Atoi(envValue(pr.PortEnv, argv, getenv)); err == nil && n > 0 {
+		port = n
+	}
 	for i := 0; i < len(argv); i++ {
 		name, val, hasVal := strings.Cut(argv[i], "=")
 		if !hasVal && i+1 < len(argv) {
@@ -53,6 +63,23 @@ func GuessURL(kind string, argv []string) string {
 		host = "[" + host + "]"
 	}
 	return fmt.Sprintf("http://%s:%d", host, port)
+}
+
+// envValue is the value of the variable name for a command: from an
+// "env NAME=VALUE" word of argv, else from getenv; "" for none.
+func envValue(name string, argv []string, getenv func(string) string) string {
+	if name == "" {
+		return ""
+	}
+	for _, a := range argv {
+		if k, v, ok := strings.Cut(a, "="); ok && k == name {
+			return v
+		}
+	}
+	if getenv != nil {
+		return getenv(name)
+	}
+	return ""
 }
 
 // ModelFromArgv finds the model a server command line serves: a model flag

@@ -13,11 +13,18 @@ func TestGuessURL(t *testing.T) {
 		{"wildcard host", "vllm", []string{"vllm", "serve", "m", "--host", "0.0.0.0"}, "http://127.0.0.1:8000"},
 		{"tgi hostname, ipv6", "tgi", []string{"text-generation-launcher", "--hostname", "::1", "--port", "8081"}, "http://[::1]:8081"},
 		{"unknown kind", "", []string{"./server"}, "http://127.0.0.1:8000"},
-		{"bad port is ignored", "llamacpp", []string{"llama-server", "--port", "x"}, "http://127.0.0.1:8080"},
+		{"bad port is ignored", "llamacpp", []string{"llama-server", "--port", "x"}, "http://10.0.0.7:18150"},
+		// llama.cpp's container images set LLAMA_ARG_* (common/arg.cpp).
+		{"llama.cpp's port and host variables", "llamacpp", []string{"llama-server", "-m", "x.gguf"}, "http://10.0.0.7:18150"},
+		{"env before the command", "llamacpp", []string{"env", "LLAMA_ARG_PORT=18151", "llama-server"}, "http://10.0.0.7:18151"},
+		{"a flag wins over the variable", "llamacpp", []string{"llama-server", "--port", "9000"}, "http://10.0.0.7:9000"},
+		{"tgi's PORT", "tgi", []string{"text-generation-launcher"}, "http://127.0.0.1:8088"},
+		{"another kind's variable", "vllm", []string{"vllm", "serve", "m"}, "http://127.0.0.1:8000"},
 	}
+	env := map[string]string{"LLAMA_ARG_PORT": "18150", "LLAMA_ARG_HOST": "10.0.0.7", "PORT": "8088"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := GuessURL(tt.kind, tt.argv); got != tt.want {
+			if got := GuessURL(tt.kind, tt.argv, func(k string) string { return env[k] }); got != tt.want {
 				t.Errorf("GuessURL = %s, want %s", got, tt.want)
 			}
 		})

@@ -11,6 +11,10 @@ import (
 type Profile struct {
 	Name        string
 	DefaultPort int
+	// PortEnv and HostEnv name the environment variables the server reads
+	// its port and host from when no flag gives them (llama-server's
+	// LLAMA_ARG_PORT, as its container images set).
+	PortEnv, HostEnv string
 	// HealthPath is the endpoint whose 200 means the server serves.
 	HealthPath string
 	// Order is the order in which the server passes through phases.
@@ -672,6 +676,8 @@ var trtllm = &Profile{
 // llamaPrefixRe); older builds printed "main: ..." and "INFO [main] ...".
 var llamacpp = &Profile{
 	Name: "llamacpp", DefaultPort: 8080, HealthPath: "/health",
+	// common/arg.cpp (b10587): every flag's LLAMA_ARG_ variable.
+	PortEnv: "LLAMA_ARG_PORT", HostEnv: "LLAMA_ARG_HOST",
 	Order: []v.Phase{v.Launch, v.Init, v.Serving, v.Weights, v.KVCache, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
 		// common/common.cpp common_params_print_info (b10587): the first
@@ -829,6 +835,9 @@ var llamacpp = &Profile{
 
 var tgi = &Profile{
 	Name: "tgi", DefaultPort: 3000, HealthPath: "/health",
+	// launcher/src/main.rs: clap's env for --port. (Not HOSTNAME, its
+	// --hostname's: every container sets it to the container's name.)
+	PortEnv: "PORT",
 	// launcher/src/main.rs (2.x-3.3) shard_manager: once a shard exits,
 	// tracing::error!("Shard complete standard error output:\n{err}"),
 	// the shard's loguru lines stamped from its start.

@@ -157,7 +157,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = classify.GuessURL(kind, argv), true
+		base, guessed = classify.GuessURL(kind, argv, nil), true
 	}
 	switch {
 	case opts.pid == 0 && stream != nil:
