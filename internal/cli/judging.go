@@ -51,7 +51,7 @@ type judgeFlags struct {
 
 func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	f.timeout, f.stallAfter = window{auto: true}, window{auto: true}
-	fs.StringVar(&f.url, "url", "", "the server's base URL (default: --host/--port in COMMAND, else the server kind's default port on 127.0.0.1)")
+	fs.StringVar(&f.url, "url", "", "the server's base URL (default: --host/--port in COMMAND, else the variables the server kind reads them from (LLAMA_ARG_PORT, TGI's PORT), else its default port on 127.0.0.1)")
 	fs.StringVar(&f.server, "server", "auto", "server kind: sglang, vllm, trtllm, llamacpp, tgi or auto")
 	fs.Var(&f.timeout, "timeout", "the whole startup's budget, or auto: learned from past startups of this model and config, else 60m")
 	fs.Var(&f.stallAfter, "stall-after", "how long without any sign of progress (log, CPU, disk, download) counts as stalled, or auto: learned, else 5m")
