@@ -111,17 +111,21 @@ head -c 1048576 /dev/urandom >"$M/notgguf.gguf"
 side() { PYTHONPATH=$LLAMA_SRC/gguf-py "$PY" "$HERE/mkside.py" "$1" "$M/$1.gguf"; }
 side lora || exit 2
 side mmproj || exit 2
+# A GGUF whose version field (bytes 4-7, little-endian) says 99.
+cp "$M/tiny.gguf" "$M/badver.gguf" && printf 'c\0\0\0' | dd of="$M/badver.gguf" bs=1 seek=4 conv=notrunc status=none || exit 2
 
 # --- functions -----------------------------------------------------------------
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# event_of FILE EVENT FIELD: the last EVENT's FIELD, with "/CAUSE" when it
-# names a cause, from vigil --json; "none" without one.
+# event_of FILE EVENT FIELD [rule]: the last EVENT's FIELD, with "/CAUSE"
+# when it names a cause (and "@RULE" when asked), from vigil --json;
+# "none" without one.
 event_of() {
     "$PY" - "$@" <<'EOF'
 import json, sys
 path, name, field = sys.argv[1:4]
+rule = len(sys.argv) > 4
 v = "none"
 for line in open(path, errors="replace"):
     try:
@@ -130,12 +134,17 @@ for line in open(path, errors="replace"):
         continue
     if e.get("event") == name:
         v = e[field] + ("/" + e["cause"] if e.get("cause") else "")
+        if rule:
+            v += "@" + e.get("rule", "")
 print(v)
 EOF
 }
 
-# verdict_of FILE: "ready", "failed/CAUSE", "stalled", ... from vigil --json.
-verdict_of() { event_of "$1" verdict verdict; }
+# verdict_of FILE [EXPECTED]: "ready", "failed/CAUSE", "stalled", ... from
+# vigil --json; "failed/CAUSE@RULE" when EXPECTED names a rule.
+verdict_of() {
+    if [[ ${2:-} == *@* ]]; then event_of "$1" verdict verdict rule; else event_of "$1" verdict verdict; fi
+}
 
 # pid_of FILE: the server's pid from vigil's start event.
 pid_of() {
@@ -195,7 +204,7 @@ run_case() {
     timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" \
         --url "http://127.0.0.1:$port" "${vflags[@]}" -- "$LLAMA" --port "$port" "$@" >"$out" 2>"$WORK/out/$name.err"
     stop_pid "$(pid_of "$out")"
-    check "$name" "$expected" "$(verdict_of "$out")"
+    check "$name" "$expected" "$(verdict_of "$out" "$expected")"
 }
 
 # signal_case NAME EXPECTED SIG: SIG to the server while it loads weights.
@@ -214,7 +223,7 @@ signal_case() {
     fi
     wait "$v"
     stop_pid "$pid"
-    check "$name" "$expected" "$(verdict_of "$out")"
+    check "$name" "$expected" "$(verdict_of "$out" "$expected")"
 }
 
 # start_server LOG ARGS...: a server of our own appending to LOG; sets SPID.
@@ -256,6 +265,12 @@ run_case mtp-no-layers failed/config -- -m "$M/tiny.gguf" --spec-type draft-mtp
 run_case lora-other-arch failed/config -- -m "$M/tiny.gguf" --lora "$M/lora.gguf"
 run_case mmproj-unknown-type failed/config -- -m "$M/tiny.gguf" --mmproj "$M/mmproj.gguf"
 run_case mmproj-missing failed/model_load -- -m "$M/tiny.gguf" --mmproj "$M/missing-mmproj.gguf"
+run_case mmproj-not-gguf failed/model_load@llamacpp.mmproj_file -- -m "$M/tiny.gguf" --mmproj "$M/notgguf.gguf"
+run_case lora-missing failed/model_load@llamacpp.lora_file -- -m "$M/tiny.gguf" --lora "$M/missing-lora.gguf"
+run_case model-gguf-version failed/model_load@llamacpp.gguf_version -- -m "$M/badver.gguf"
+# --no-log-prefix: the lines keep only their module tag ("srv  llama_server:
+# model loaded"); the ready line must still be read.
+run_case ready-no-log-prefix ready -- -m "$M/tiny.gguf" --no-log-prefix
 
 if want port-in-use; then
     hold=$(free_port)
@@ -284,6 +299,8 @@ signal_case sigstop-loading stalled STOP
 signal_case sigsegv-loading failed/crash SEGV
 # No OOM record in the kernel log: someone killed it, not the kernel.
 signal_case sigkill-loading failed/crash KILL
+# A stop signal from outside, no error of its own: stopped, not a native crash.
+signal_case sigterm-loading failed/crash@exit.stopped TERM
 
 run_case smoke-random-weights failed/bad_output --smoke -- -m "$M/tiny.gguf"
 
@@ -450,7 +467,7 @@ for c in ready-default:ready ready-verbose:ready ready-big-no-mmap:ready \
     model-missing:failed/model_load model-truncated:failed/model_load model-not-gguf:failed/model_load \
     model-download-no-https:failed/model_load model-unknown-arch:failed/config flag-unknown:failed/config flag-bad-value:failed/config \
     flag-bad-choice:failed/config flag-ssl-unsupported:failed/config \
-    kv-cache-host-oom:failed/host_oom port-in-use:failed/port_in_use \
+    kv-cache-host-oom:failed/host_oom port-in-use:failed/port_in_use ready-no-log-prefix:ready \
     sigstop-loading:none sigsegv-loading:none sigkill-loading:none; do
     explain_case "explain-${c%%:*}" "${c#*:}" "$L/${c%%:*}.log"
 done
