@@ -65,6 +65,8 @@ var failureLines = []ruleLine{
 	{"sglang", "argparse.bad_value", "launch_server.py: error: argument --tp-size: invalid int value: 'two'"},
 	// transformers models/auto/tokenization_auto.py.
 	{"vllm", "hf.tokenizer_class", "(APIServer pid=1) ValueError: Tokenizer class TokenizersBackend does not exist or is not currently imported."},
+	// vllm v1/executor/multiproc_executor.py wait_for_ready (0.9-0.11).
+	{"vllm", "vllm.worker_init_failed", "(EngineCore_DP0 pid=16449) ERROR 09-30 04:44:55 [core.py:708] Exception: WorkerProc initialization failed due to an exception in a background process. See stack trace for root cause."},
 	// vllm entrypoints/openai/cli_args.py; v1/engine/core.py (0.11).
 	{"vllm", "vllm.tool_choice_parser", "TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser"},
 	{"vllm", "vllm.dp_handshake", "(EngineCore_DP2 pid=88) RuntimeError: Did not receive response from front-end process within 5 minutes"},

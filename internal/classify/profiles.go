@@ -371,6 +371,13 @@ var vllm = &Profile{
 		// core proc(s): {name: exitcode}".
 		{ID: "vllm.engine_failed_9", Matcher: re("Failed core proc", `Failed core proc\(s\): \{[^}]*-9\}`), Cause: v.HostOOM, Fatal: true, Title: "the engine process was killed (SIGKILL), most likely by the kernel's OOM killer",
 			Hint: "the host ran out of memory: check `dmesg -T | grep -i oom`; lower host memory use (fewer API servers, smaller swap space --swap-space, no CPU offload)"},
+		// v1/executor/multiproc_executor.py wait_for_ready (0.9+): a
+		// worker ended before it said it was ready. Its own traceback,
+		// when it printed one, comes first and is the account
+		// (NoneBefore); without one it was killed (the OOM killer while
+		// the weights load, most often).
+		{ID: "vllm.worker_init_failed", Matcher: lit("WorkerProc initialization failed due to an exception in a background process"), Cause: v.Crash, Fatal: true, NoneBefore: true, Title: "a worker process died while it started, with no error of its own",
+			Hint: "a worker ended without printing an error: check `dmesg -T | grep -i oom` (host memory while the weights load, or a container's memory limit: docker inspect's OOMKilled), /dev/shm (--shm-size), then rerun with VLLM_LOGGING_LEVEL=DEBUG to see its last step"},
 		// v1/engine/core.py run_engine_core "EngineCore failed to start.",
 		// v1/executor/multiproc_executor.py "WorkerProc failed to start."
 		// (0.8-0.12), and the echo above.
@@ -615,7 +622,7 @@ var trtllm = &Profile{
 		// ended before it said it was ready, with no error of its own
 		// (one it printed first is the cause): most often the kernel's
 		// OOM killer while the weights load.
-		{ID: "trtllm.worker_died", Matcher: lit("Executor worker died during initialization"), Cause: v.Crash, Fatal: true, Title: "an executor worker died while it started",
+		{ID: "trtllm.worker_died", Matcher: lit("Executor worker died during initialization"), Cause: v.Crash, Fatal: true, NoneBefore: true, Title: "an executor worker died while it started",
 			Hint: "a worker process ended without an error of its own: check `dmesg -T | grep -i oom` (host memory, or /dev/shm in a container, while the weights load), then run with TLLM_LOG_LEVEL=DEBUG to see its last step"},
 		// llmapi/llm.py BaseLLM.__init__ (1.x): "Only 2 GPUs are
 		// available, but 8 are required."

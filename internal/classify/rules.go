@@ -137,6 +137,12 @@ type FailureRule struct {
 	// named 'ray'" is a parallel size larger than the node, not a missing
 	// package.
 	Supersedes string
+	// NoneBefore: the line announces that another process failed, and
+	// its cause holds only when no exception came before it (vLLM's
+	// "WorkerProc initialization failed due to an exception in a
+	// background process"): a worker's own exception, printed first, is
+	// the account; with none, the worker died without a word.
+	NoneBefore bool
 	// Because names a notable warning that says why this failure
 	// happened, after its literal and ": " (TGI's "Could not import Flash
 	// Attention enabled models: CUDA is not available" before "Sharded

@@ -1293,6 +1293,9 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 	for i := range j.signals {
 		s := &j.signals[i]
 		if s.rule != nil && s.rule.Cause != "" {
+			if s.rule.NoneBefore && j.exceptionBefore(s.seq) {
+				continue
+			}
 			root = s
 			if s.rule.Wrapper {
 				root = j.unwrap(i)
@@ -1312,8 +1315,8 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 	// code -9) counts when no earlier line explains more.
 	if root == nil {
 		for i := range j.fatal {
-			if j.fatal[i].rule.Cause != "" {
-				root = &j.fatal[i]
+			if f := &j.fatal[i]; f.rule.Cause != "" && !(f.rule.NoneBefore && j.exceptionBefore(f.seq)) {
+				root = f
 				break
 			}
 		}
@@ -1426,6 +1429,17 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Evidence = append([]string{"[vigil] preflight: " + j.cfg.PortTaken}, r.Evidence...)
 	}
 	return r
+}
+
+// exceptionBefore reports whether an exception no rule knows came
+// before the line numbered seq (see classify.FailureRule.NoneBefore).
+func (j *Judge) exceptionBefore(seq int) bool {
+	for k := range j.signals {
+		if s := &j.signals[k]; s.exception && s.seq < seq {
+			return true
+		}
+	}
+	return false
 }
 
 // afterWrapper reports whether the latest error line is a wrapper's,

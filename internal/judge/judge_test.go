@@ -1274,3 +1274,39 @@ func TestQuietFlagHint(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerDiedSilently: vLLM's "WorkerProc initialization failed ..."
+// is the cause only when no worker printed an exception before it (a
+// worker killed without a word); after a worker's own error, that error
+// is the account.
+func TestWorkerDiedSilently(t *testing.T) {
+	const ec = "(EngineCore_DP0 pid=312) ERROR 11-14 09:13:11 [core.py:708] "
+	tail := []step{
+		ln(2, ec+"EngineCore failed to start."),
+		ln(2, ec+"Traceback (most recent call last):"),
+		ln(2, ec+`  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py", line 509, in wait_for_ready`),
+		ln(2, ec+"Exception: WorkerProc initialization failed due to an exception in a background process. See stack trace for root cause."),
+		ln(2.1, "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"),
+		ex(2.2, observe.Exit{Code: 1}),
+	}
+	const w = "(Worker_TP2 pid=402) ERROR 11-14 09:13:11 [multiproc_executor.py:600] "
+	tests := []struct {
+		name        string
+		before      []step
+		cause       v.Cause
+		rule, quote string
+	}{
+		{"silent", nil, v.Crash, "vllm.worker_init_failed", "WorkerProc initialization failed"},
+		{"a worker's unknown exception", []step{ln(1.9, w+"Traceback (most recent call last):"), ln(1.9, w+"ValueError: the frobnicator is not set")}, v.Exception, "python.exception", "the frobnicator is not set"},
+		{"a worker's known error", []step{ln(1.9, w+"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.")}, v.GPUOOM, "torch.cuda_oom", "CUDA out of memory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			steps := append([]step{ln(0, "(EngineCore_DP0 pid=312) INFO 11-14 09:12:26 [gpu_model_runner.py:2602] Starting to load model x...")}, tc.before...)
+			r := play(t, Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}, append(steps, tail...), 10)
+			if r == nil || r.Cause != tc.cause || r.RuleID != tc.rule || !strings.Contains(r.Summary, tc.quote) {
+				t.Fatalf("got %+v; want %s by %s quoting %q", r, tc.cause, tc.rule, tc.quote)
+			}
+		})
+	}
+}
