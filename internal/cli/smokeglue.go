@@ -14,5 +14,5 @@ const smokeTimeout = 30 * time.Second
 // smokeCheck sends the smoke request once the server is ready.
 func smokeCheck(ctx context.Context, base, server, key string) observe.SmokeResult {
 	r := smoke.Check(ctx, smoke.Options{BaseURL: base, Server: server, Timeout: smokeTimeout, APIKey: key})
-	return observe.SmokeResult{OK: r.OK, Auth: r.Auth, Reason: r.Reason, Answer: r.Answer, Endpoint: r.Endpoint, Latency: r.Latency}
+	return observe.SmokeResult{OK: r.OK, Auth: r.Auth, NoModel: r.NoModel, Reason: r.Reason, Answer: r.Answer, Endpoint: r.Endpoint, Latency: r.Latency}
 }

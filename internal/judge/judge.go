@@ -1190,6 +1190,12 @@ func (j *Judge) smokeVerdict() *observe.Result {
 			Evidence: []string{"[vigil] " + r.Endpoint + " answered: " + clip(r.Answer, 200)}}
 	}
 	ev := []string{"[vigil] " + r.Endpoint + ": " + r.Reason}
+	if r.NoModel {
+		return &observe.Result{Verdict: v.Failed, Cause: v.BadOutput, Phase: v.PhaseReady,
+			Summary:  "the server is up but serves no model: " + r.Reason,
+			Evidence: ev,
+			Hint:     "it was started without a model (llama-server's router mode with no -m, --models-dir or --models-preset), or its model did not register: start it with the model to serve"}
+	}
 	if r.Answer != "" {
 		ev = append(ev, "[vigil] answer: "+clip(r.Answer, 300))
 	}

@@ -1310,3 +1310,19 @@ func TestWorkerDiedSilently(t *testing.T) {
 		})
 	}
 }
+
+// TestSmokeNoModel: a server that lists no model (llama-server's router
+// mode started with none) is not told its model produces garbage.
+func TestSmokeNoModel(t *testing.T) {
+	cfg := Config{Server: "llamacpp", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, Smoke: true}
+	t0 := time.Unix(1_800_000_000, 0)
+	j := New(cfg, t0)
+	j.Line(logline.Line{Text: "0.00.010.000 I srv  llama_server: listening on http://127.0.0.1:8080"}, t0)
+	j.Health(ok200, t0)
+	j.Tick(t0)
+	j.Smoke(observe.SmokeResult{Reason: "GET /v1/models: no model listed", Endpoint: "/v1/models", NoModel: true}, t0)
+	r := j.Tick(t0)
+	if r == nil || r.Cause != v.BadOutput || !strings.Contains(r.Summary, "serves no model") || strings.Contains(r.Hint, "garbage") {
+		t.Fatalf("got %+v; want bad_output saying the server serves no model", r)
+	}
+}

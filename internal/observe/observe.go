@@ -83,7 +83,9 @@ type SmokeResult struct {
 	OK bool
 	// Auth: the server refused the API key (401/403), which says nothing
 	// about its answers.
-	Auth     bool
+	Auth bool
+	// NoModel: the server lists no model to ask.
+	NoModel  bool
 	Reason   string
 	Answer   string
 	Endpoint string

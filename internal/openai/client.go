@@ -151,6 +151,10 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	return req, nil
 }
 
+// ErrNoModel is Models' error when the server lists no model at all (a
+// llama-server in router mode started with none).
+var ErrNoModel = errors.New("no model listed")
+
 // Models lists the served model ids (GET /v1/models).
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	var out struct {
@@ -168,7 +172,7 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, errors.New("GET /v1/models: no model listed")
+		return nil, fmt.Errorf("GET /v1/models: %w", ErrNoModel)
 	}
 	return ids, nil
 }

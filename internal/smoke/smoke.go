@@ -54,6 +54,9 @@ type Result struct {
 	// Auth is set when the server refused the key (401/403): trouble with
 	// the key, not a bad answer; the caller must not judge the server by it.
 	Auth bool
+	// NoModel is set when the server lists no model to ask (a
+	// llama-server in router mode started with none).
+	NoModel bool
 }
 
 // Check asks the server Prompt and judges the answer. It tries the chat
@@ -89,6 +92,7 @@ func check(ctx context.Context, opts Options) Result {
 		res.Endpoint = endpoint
 		res.Reason = reason(ctx, err, timeout)
 		res.Auth = openai.IsAuth(err)
+		res.NoModel = errors.Is(err, openai.ErrNoModel)
 		return res
 	}
 

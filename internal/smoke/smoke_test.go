@@ -322,3 +322,15 @@ func TestProbesKnowTheirAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNoModelListed: an empty model list (llama-server's router
+// mode with no model) is said as such, not as a bad answer.
+func TestCheckNoModelListed(t *testing.T) {
+	f := &fakeServer{routes: map[string]func(map[string]any) (int, string){"/v1/models": status(200, `{"object":"list","data":[]}`)}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	got := Check(t.Context(), Options{BaseURL: srv.URL + "/v1"})
+	if got.OK || !got.NoModel || got.Endpoint != "/v1/models" || !strings.Contains(got.Reason, "no model listed") {
+		t.Fatalf("got %+v; want no model listed", got)
+	}
+}
