@@ -92,9 +92,18 @@ type WaitRule struct {
 	Hint string
 }
 
-// weightsOOMHint is the GPU out-of-memory hint while the weights load:
-// a memory fraction (vLLM's --gpu-memory-utilization, SGLang's
-// --mem-fraction-static) only sizes what is allocated after them.
+// oomPhaseHints are the GPU out-of-memory hints of the steps before the
+// KV cache is sized: a memory fraction (vLLM's --gpu-memory-utilization,
+// SGLang's --mem-fraction-static) only sizes what is allocated after
+// them. In compile the first forward passes run: vLLM's memory profiling
+// with a batch of --max-num-batched-tokens (v1/worker/gpu_model_runner.py
+// profile_run), torch.compile's and the autotuners' warmups.
+var oomPhaseHints = map[v.Phase]string{
+	v.Weights: weightsOOMHint,
+	v.Compile: "the first forward passes ran out of GPU memory (vLLM's memory profiling with a batch of --max-num-batched-tokens, torch.compile's or an autotuner's warmup): lower --max-num-batched-tokens or --max-num-seqs (vLLM), --chunked-prefill-size (SGLang), --max_num_tokens (TensorRT-LLM); a lower memory fraction does not shrink them; check nvidia-smi for other processes holding GPU memory",
+}
+
+// weightsOOMHint is the GPU out-of-memory hint while the weights load.
 const weightsOOMHint = "the weights alone do not fit in the GPU memory that is free (a memory fraction such as --gpu-memory-utilization or --mem-fraction-static only sizes what comes after them): spread the model over more GPUs (tensor or pipeline parallelism), use a quantized checkpoint, or offload part of it to the CPU (--cpu-offload-gb in vLLM and SGLang); check nvidia-smi for other processes holding GPU memory"
 
 // commonFailures are library-level errors that look the same whichever
@@ -110,11 +119,11 @@ var commonFailures = []FailureRule{
 	// gpu_oom
 	// (torch 2.9+ raises AcceleratorError: "CUDA error: out of memory".)
 	{ID: "torch.cuda_oom", Matcher: re("CUDA out of memory|AcceleratorError: CUDA error: out of memory", `CUDA out of memory|AcceleratorError: CUDA error: out of memory`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
-		Hint:        "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}, TensorRT-LLM kv_cache_config.free_gpu_memory_fraction), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory",
-		WeightsHint: weightsOOMHint},
+		Hint:       "lower the memory the server claims (SGLang --mem-fraction-static{flag:--mem-fraction-static}, vLLM --gpu-memory-utilization{flag:--gpu-memory-utilization}, TensorRT-LLM kv_cache_config.free_gpu_memory_fraction), shorten the context, add GPUs (tensor parallelism) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory",
+		PhaseHints: oomPhaseHints},
 	{ID: "torch.oom_error", Matcher: lit("OutOfMemoryError"), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
-		Hint:        "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory",
-		WeightsHint: weightsOOMHint},
+		Hint:       "lower the memory the server claims, shorten the context, add GPUs or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory",
+		PhaseHints: oomPhaseHints},
 	{ID: "cuda.oom", Matcher: re("out of memory|Out of memory|OUT OF MEMORY", `(?i)(cuda|cudaMalloc|gpu|\bnpu|\bxpu|device|cublas).*out of memory|out of memory.*(cuda|gpu|\bnpu|device)`), Cause: v.GPUOOM, Title: "the GPU ran out of memory",
 		Hint: "free GPU memory (nvidia-smi shows who holds it), lower the memory fraction or context size, or offload fewer layers to the GPU"},
 	// Vulkan-Hpp's exception text (vk::OutOfDeviceMemoryError::what()),

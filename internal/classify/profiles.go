@@ -604,8 +604,8 @@ var trtllm = &Profile{
 		// executor was not created: the server cannot start (the
 		// RuntimeError reaches the user's process bare, mlcommons#2501).
 		{ID: "trtllm.executor_oom", Matcher: re("Executor creation failed due to insufficient GPU memory|might indicate insufficient GPU memory", `Executor creation failed due to insufficient GPU memory|Executor creation failed with an error which might indicate insufficient GPU memory`), Cause: v.GPUOOM, Fatal: true, Title: "not enough GPU memory to create the executor",
-			Hint:        "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs",
-			WeightsHint: "the model's weights do not fit (\"could not be created: Model\"): spread them over more GPUs (--tp_size, --pp_size) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"},
+			Hint:       "the report lists the component that did not fit: reduce --max_batch_size, --max_num_tokens or --max_seq_len (or cuda_graph_config.max_batch_size), lower kv_cache_config.free_gpu_memory_fraction if the KV cache is what failed, or add GPUs",
+			PhaseHints: map[v.Phase]string{v.Weights: "the model's weights do not fit (\"could not be created: Model\"): spread them over more GPUs (--tp_size, --pp_size) or use a quantized checkpoint; check nvidia-smi for other processes holding GPU memory"}},
 		// tensorrt_llm _torch/models/modeling_utils.py (1.x) runs the
 		// modules' weight loading concurrently and logs each one that
 		// raised: "Error executing load_single_module with args (NAME,

@@ -159,12 +159,12 @@ type FailureRule struct {
 	// Hint is what to do about it. "{flag:--x}" is replaced by " (now V)"
 	// when the command line sets --x to V.
 	Hint string
-	// WeightsHint, when set, replaces Hint for a failure in the weights
-	// phase: the GPU's memory ran out before any memory fraction the
-	// server applies after loading (vLLM's --gpu-memory-utilization,
-	// SGLang's --mem-fraction-static) came into play, so lowering one
-	// does not help.
-	WeightsHint string
+	// PhaseHints replace Hint for a failure in their phase: a GPU out of
+	// memory while the weights load, or in the first forward passes that
+	// follow, is not helped by a lower memory fraction (vLLM's
+	// --gpu-memory-utilization, SGLang's --mem-fraction-static), which
+	// only sizes the KV cache after them.
+	PhaseHints map[verdict.Phase]string
 }
 
 // Quoted is the error a Quotes rule's line quotes: the text after the

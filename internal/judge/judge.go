@@ -1425,8 +1425,10 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		// phases end in it too, once Tick gives this verdict).
 		r.Phase, j.rootAt = root.phase, root.at
 	}
-	if root != nil && root.rule != nil && r.RuleID == root.rule.ID && root.rule.WeightsHint != "" && cmp.Or(r.Phase, j.phase) == v.Weights {
-		r.Hint = expandHint(root.rule.WeightsHint, j.cfg.Argv)
+	if root != nil && root.rule != nil && r.RuleID == root.rule.ID {
+		if h := root.rule.PhaseHints[cmp.Or(r.Phase, j.phase)]; h != "" {
+			r.Hint = expandHint(h, j.cfg.Argv)
+		}
 	}
 	if root != nil {
 		r.Hint = fillPort(r.Hint, j.sameRuleText(root))
