@@ -391,14 +391,26 @@ func (r *Redactor) Add(secrets ...string) {
 
 // String redacts s.
 func (r *Redactor) String(s string) string {
-	if r != nil {
-		r.mu.RLock()
-		for _, k := range r.known {
-			s = strings.ReplaceAll(s, k, Mask)
-		}
-		r.mu.RUnlock()
+	if r == nil {
+		return String(s)
 	}
-	return String(s)
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	s = String(r.maskKnown(s))
+	// A secret holding '*' can be spelled anew by a mask beside plain text
+	// ("000" + "***" holds "000*"). Each pass shrinks s, since a known
+	// secret is longer than the mask, so this ends.
+	for slices.ContainsFunc(r.known, func(k string) bool { return strings.Contains(s, k) }) {
+		s = r.maskKnown(s)
+	}
+	return s
+}
+
+func (r *Redactor) maskKnown(s string) string {
+	for _, k := range r.known {
+		s = strings.ReplaceAll(s, k, Mask)
+	}
+	return s
 }
 
 // Argv redacts a command line.
