@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"testing"
 
 	v "vigil/internal/verdict"
@@ -231,5 +232,37 @@ func TestLlamaCppDetect(t *testing.T) {
 		if got := DetectLog(line); got != "llamacpp" {
 			t.Errorf("DetectLog(%q) = %q, want llamacpp", line, got)
 		}
+	}
+}
+
+// TestQuietFlag: the flags that silence llama-server are read as written,
+// with their values, and mean nothing to a server that has none.
+func TestQuietFlag(t *testing.T) {
+	tests := []struct {
+		name   string
+		server string
+		argv   []string
+		want   string
+	}{
+		{"disable", "llamacpp", []string{"llama-server", "-m", "x.gguf", "--log-disable"}, "--log-disable"},
+		{"verbosity zero", "llamacpp", []string{"llama-server", "-lv", "0"}, "-lv 0"},
+		{"verbosity zero joined", "llamacpp", []string{"llama-server", "--log-verbosity=0"}, "--log-verbosity 0"},
+		{"verbosity three", "llamacpp", []string{"llama-server", "-lv", "3"}, ""},
+		{"log file", "llamacpp", []string{"llama-server", "--log-file", "s.log", "-m", "x"}, "--log-file s.log"},
+		{"none", "llamacpp", []string{"llama-server", "-m", "x.gguf"}, ""},
+		{"another server", "vllm", []string{"vllm", "serve", "m", "--log-disable"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Lookup(tt.server).QuietFlag(tt.argv); got != tt.want {
+				t.Errorf("QuietFlag(%q) = %q, want %q", tt.argv, got, tt.want)
+			}
+		})
+	}
+	if h := Lookup("llamacpp").StallHint(v.CUDAGraph); !strings.Contains(h, "gdb -p PID") {
+		t.Errorf("llamacpp's stall hint for an unlisted phase = %q", h)
+	}
+	if h := Lookup("vllm").StallHint(v.Weights); h != "" {
+		t.Errorf("vllm has a stall hint of its own: %q", h)
 	}
 }

@@ -59,6 +59,16 @@ type Profile struct {
 	// failed shard's whole standard error): the stamps that follow, back
 	// before that line, are the child's, not a new start's.
 	Replays []string
+	// QuietFlags are the command-line flags that keep the server's log
+	// from its output (llama-server's --log-disable, -lv 0, --log-file F):
+	// a failure with no error line under one of them is best rerun
+	// without it. Each is "flag" (given at all), "flag value" (that
+	// value) or "flag *" (any value).
+	QuietFlags []string
+	// StallHints say where to look when the server stops making progress
+	// in a phase, over the common hints; the "" entry covers the phases
+	// not listed (llama-server is native code: no py-spy).
+	StallHints map[v.Phase]string
 }
 
 var sglang = &Profile{
@@ -685,6 +695,15 @@ var llamacpp = &Profile{
 	Name: "llamacpp", DefaultPort: 8080, HealthPath: "/health",
 	// common/arg.cpp (b10587): every flag's LLAMA_ARG_ variable.
 	PortEnv: "LLAMA_ARG_PORT", HostEnv: "LLAMA_ARG_HOST",
+	// common/arg.cpp (b10587): --log-disable, --log-file FNAME and
+	// -lv/--verbosity/--log-verbosity N (0 keeps only output, no errors).
+	QuietFlags: []string{"--log-disable", "-lv 0", "--verbosity 0", "--log-verbosity 0", "--log-file *"},
+	StallHints: map[v.Phase]string{
+		v.Launch:  llamaLoadStall,
+		v.Init:    llamaLoadStall,
+		v.Weights: llamaLoadStall,
+		"":        "the server stopped making progress: " + nativeStacks + "; with a GPU, nvidia-smi and dmesg show a stuck device",
+	},
 	Order: []v.Phase{v.Launch, v.Init, v.Serving, v.Weights, v.KVCache, v.Warmup, v.PhaseReady},
 	Phases: []PhaseRule{
 		// common/common.cpp common_params_print_info (b10587): the first
@@ -1063,6 +1082,41 @@ func ReplayHits(text string, hit func(at int)) {
 			}
 		}
 	}
+}
+
+const (
+	nativeStacks   = "`gdb -p PID -batch -ex 'thread apply all bt'` (or eu-stack -p PID) shows where its threads wait"
+	llamaLoadStall = "loading stopped: a model file on a slow or hung filesystem (NFS, a pipe that nothing writes), or a download (-hf) without network; " + nativeStacks
+)
+
+// QuietFlag returns the flag of argv, as written, that is one of the
+// profile's QuietFlags, or "".
+func (pr *Profile) QuietFlag(argv []string) string {
+	for i, a := range argv {
+		name, val, hasVal := strings.Cut(a, "=")
+		if !hasVal && i+1 < len(argv) {
+			val = argv[i+1]
+		}
+		for _, q := range pr.QuietFlags {
+			flag, want, takesVal := strings.Cut(q, " ")
+			switch {
+			case name != flag:
+			case !takesVal:
+				return name
+			case want == "*" || val == want:
+				return name + " " + val
+			}
+		}
+	}
+	return ""
+}
+
+// StallHint is the profile's own hint for a stall in phase ph, or "".
+func (pr *Profile) StallHint(ph v.Phase) string {
+	if h, ok := pr.StallHints[ph]; ok {
+		return h
+	}
+	return pr.StallHints[""]
 }
 
 // Lookup returns the profile for a server kind; "" or unknown names give

@@ -1216,10 +1216,7 @@ func (j *Judge) stalled(now time.Time) *observe.Result {
 	quiet := now.Sub(j.lastProgress)
 	ev := []string{fmt.Sprintf("[vigil] no log output, CPU or I/O activity for %s in phase %s", fmtDur(quiet), j.phase)}
 	ev = append(ev, j.lastLinesPerSource(6)...)
-	hint := stallHint(j.phase)
-	if j.server == "llamacpp" {
-		hint = nativeStallHint(j.phase)
-	}
+	hint := cmp.Or(j.prof.StallHint(j.phase), stallHint(j.phase))
 	if h := classify.WaitHint(j.waitMsg); h != "" {
 		hint = h
 	}
@@ -1235,39 +1232,6 @@ func (j *Judge) timedOut(now time.Time) *observe.Result {
 	ev = append(ev, j.lastLines(3)...)
 	return &observe.Result{Verdict: v.Timeout, Summary: fmt.Sprintf("still in %s after %s", j.phase, fmtDur(now.Sub(j.budgetFrom))),
 		Evidence: ev, Hint: "the startup was still making progress: give it a longer --timeout, or make the slow step faster (local weights, a warm compile cache)"}
-}
-
-// quietFlag is the flag of argv that silences the server's output or
-// sends it elsewhere (llama-server's --log-disable, -lv 0, --log-file
-// F), as written, or "".
-func quietFlag(argv []string) string {
-	for i, a := range argv {
-		name, val, hasVal := strings.Cut(a, "=")
-		if !hasVal && i+1 < len(argv) {
-			val = argv[i+1]
-		}
-		switch name {
-		case "--log-disable":
-			return name
-		case "-lv", "--verbosity", "--log-verbosity":
-			if val == "0" {
-				return name + " 0"
-			}
-		case "--log-file":
-			return name + " " + val
-		}
-	}
-	return ""
-}
-
-// nativeStallHint says where to look when a C++ server's phase stops
-// moving (llama-server: no Python, so no py-spy).
-func nativeStallHint(ph v.Phase) string {
-	stacks := "`gdb -p PID -batch -ex 'thread apply all bt'` (or eu-stack -p PID) shows where its threads wait"
-	if ph == v.Weights || ph == v.Launch || ph == v.Init {
-		return "loading stopped: a model file on a slow or hung filesystem (NFS, a pipe that nothing writes), or a download (-hf) without network; " + stacks
-	}
-	return "the server stopped making progress: " + stacks + "; with a GPU, nvidia-smi and dmesg show a stuck device"
 }
 
 // stopSignal reports whether sig is one that asks a process to stop
@@ -1412,7 +1376,7 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 			r.Summary = "the server " + j.exit.String() + " before it was ready, with no recognisable error"
 		}
 		r.Hint = "read the last lines of the log; vigil found no known error in them"
-		if flag := quietFlag(j.cfg.Argv); flag != "" && e == nil {
+		if flag := j.prof.QuietFlag(j.cfg.Argv); flag != "" && e == nil {
 			r.Hint = "the command line keeps the server's log from this output (" + flag + "): run it again without that flag to see its error"
 		}
 	}
