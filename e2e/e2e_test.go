@@ -34,6 +34,9 @@ var exitFor = map[string]int{"ready": 0, "failed": 1, "stalled": 3, "timeout": 1
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
+	if name := os.Getenv(helperServerEnv); name != "" {
+		return helperServer(name) // this binary is a test's server
+	}
 	flag.Parse()
 	raiseParallel()
 	if testing.Short() {

@@ -304,6 +304,26 @@ signal_case sigterm-loading failed/crash@exit.stopped TERM
 
 run_case smoke-random-weights failed/bad_output --smoke -- -m "$M/tiny.gguf"
 
+# port_zero_case NAME EXPECTED [VIGIL FLAG...]: llama-server --port 0 takes
+# a port the kernel picks and names it in its "listening on" line; vigil,
+# given no --url, guesses 8080 and must move to that address ("/moved":
+# its note says so).
+port_zero_case() {
+    local name=$1 expected=$2
+    shift 2
+    want "$name" || return 0
+    local out=$WORK/out/$name.json moved=moved
+    timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" "$@" \
+        -- "$LLAMA" --port 0 -m "$M/tiny.gguf" >"$out" 2>"$WORK/out/$name.err"
+    stop_pid "$(pid_of "$out")"
+    grep -q 'probing there' "$out" || moved=unmoved
+    check "$name" "$expected" "$(verdict_of "$out")/$moved"
+}
+port_zero_case ready-port-zero ready/moved
+# The smoke request goes there too (random weights: bad output, not a
+# refused connection).
+port_zero_case smoke-port-zero failed/bad_output/moved --smoke
+
 # --- vigil supervise: the life after ready ---------------------------------------
 
 # life_case NAME EXPECTED SIG: SIG to a ready server under vigil supervise
@@ -315,12 +335,20 @@ life_case() {
     local port listen out=$WORK/out/$name.json
     port=$(free_port)
     listen=$(free_port)
+    local url=(--url "http://127.0.0.1:$port")
+    if [[ $name == *port-zero* ]]; then
+        # The address the server prints is probed for its whole life.
+        port=0 url=()
+    fi
     (exec timeout 120 "$VIGIL" supervise --json --grace 2s --timeout 90s --hang-after 3s \
-        --listen "127.0.0.1:$listen" --log-file "$WORK/logs/$name.log" --url "http://127.0.0.1:$port" \
+        --listen "127.0.0.1:$listen" --log-file "$WORK/logs/$name.log" "${url[@]}" \
         -- "$LLAMA" --port "$port" -m "$M/tiny.gguf" >"$out" 2>"$WORK/out/$name.err") &
     local v=$! pid=""
     if wait_for "$out" '"verdict":"ready"' 60; then
         pid=$(pid_of "$out")
+        # Longer than --hang-after: a life probing the wrong address
+        # would be called hung by then.
+        [[ $name == *port-zero* ]] && sleep 5
         if [ "$sig" = TERM ]; then
             # vigil itself, not the timeout wrapper (which would signal
             # its whole process group as well).
@@ -340,6 +368,7 @@ life_case life-segv died/crash/exit4 SEGV
 # Stopped, the server holds its port but answers nothing: vigil stops it.
 life_case life-stopped hung/health/exit5 STOP
 life_case life-term-asked stopped/exit0 TERM
+life_case life-port-zero stopped/exit0 TERM
 
 # --- smoke and bench against a running server ---------------------------------
 

@@ -1,6 +1,10 @@
 package classify
 
-import "strings"
+import (
+	"net"
+	"strconv"
+	"strings"
+)
 
 // listenMarkers are the lines an HTTP server prints once it accepts
 // connections (uvicorn under SGLang, vLLM and TensorRT-LLM): the server is
@@ -16,4 +20,93 @@ func SaysListening(line string) bool {
 		}
 	}
 	return false
+}
+
+// addressLines are the literals after which a server prints the address
+// its HTTP server listens on, as scheme://host:port or, with hostPort,
+// as "hostname: H, port: P".
+var addressLines = []struct {
+	lit      string
+	hostPort bool
+}{
+	// uvicorn's config.py (SGLang, vLLM, TensorRT-LLM): "Uvicorn running
+	// on http://0.0.0.0:8000 (Press CTRL+C to quit)".
+	{lit: "Uvicorn running on "},
+	// vllm/entrypoints/openai/api_server.py: "Starting vLLM API server 0
+	// on http://0.0.0.0:8000" (before 0.10: no server index).
+	{lit: "Starting vLLM API server "},
+	// llama.cpp tools/server/server.cpp (b10587): "listening on
+	// http://127.0.0.1:8080", the port a --port 0 was given; older builds
+	// "main: server is listening on http://...  - starting the main loop"
+	// and "main: HTTP server is listening, hostname: H, port: P, ...".
+	{lit: "llama_server: listening on "},
+	{lit: "main: server is listening on "},
+	{lit: "server is listening, hostname: ", hostPort: true},
+}
+
+// ListenAddress returns the base URL (scheme://host:port) a line says the
+// server listens at, or "". A wildcard host (0.0.0.0, ::) is given as the
+// loopback address of its family, where a local client reaches it; a Unix
+// socket is no address here.
+func ListenAddress(line string) string {
+	for _, a := range addressLines {
+		i := strings.Index(line, a.lit)
+		if i < 0 {
+			continue
+		}
+		rest := line[i+len(a.lit):]
+		if a.hostPort {
+			return hostPortAddress(rest)
+		}
+		if j := strings.Index(rest, "://"); j >= 0 {
+			// The URL follows some words ("0 on http://...").
+			k := strings.LastIndexByte(rest[:j], ' ')
+			return urlAddress(rest[k+1:])
+		}
+		return ""
+	}
+	return ""
+}
+
+// urlAddress reads scheme://host:port at the start of s.
+func urlAddress(s string) string {
+	scheme, rest, _ := strings.Cut(s, "://")
+	if scheme != "http" && scheme != "https" {
+		return ""
+	}
+	end := strings.IndexAny(rest, " /\t")
+	if end >= 0 {
+		rest = rest[:end]
+	}
+	host, port, err := net.SplitHostPort(rest)
+	if err != nil {
+		return ""
+	}
+	return address(scheme, host, port)
+}
+
+// hostPortAddress reads "H, port: P" at the start of s.
+func hostPortAddress(s string) string {
+	host, rest, ok := strings.Cut(s, ", port: ")
+	if !ok {
+		return ""
+	}
+	port, _, _ := strings.Cut(rest, ",")
+	return address("http", host, strings.TrimSpace(port))
+}
+
+func address(scheme, host, port string) string {
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return ""
+	}
+	switch host {
+	case "", "0.0.0.0":
+		host = "127.0.0.1"
+	case "::", "[::]":
+		host = "::1"
+	}
+	if strings.ContainsAny(host, " \"'") {
+		return ""
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }

@@ -179,8 +179,8 @@ func hostDeps() monitor.Deps {
 }
 
 // smokeFor runs the smoke request and keeps its outcome in extras.
-func smokeFor(base, key string, extras map[string]any) func(context.Context, string) observe.SmokeResult {
-	return func(ctx context.Context, server string) observe.SmokeResult {
+func smokeFor(key string, extras map[string]any) func(context.Context, string, string) observe.SmokeResult {
+	return func(ctx context.Context, server, base string) observe.SmokeResult {
 		r := smokeCheck(ctx, base, server, key)
 		extras["smoke"] = map[string]any{"ok": r.OK, "reason": r.Reason, "endpoint": r.Endpoint, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds()}
 		return r

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -207,7 +208,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		Log: logPath, Offset: offset, URL: probeURL, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,
-		Smoke:  smokeFor(base, opts.key, extras),
+		Smoke:  smokeFor(opts.key, extras),
 	}
 	if opts.preflight == "warn" {
 		spec.Later = func() []string {
@@ -236,7 +237,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	}
 	if res.Verdict == v.Ready && opts.benchSpec != "" {
 		r.Note(time.Now(), "running the serving benchmark")
-		b, warn := benchAfterReady(ctx, env.IO.ErrOut, base, opts.key, opts.benchOpts, hist, res)
+		b, warn := benchAfterReady(ctx, env.IO.ErrOut, cmp.Or(out.URL, base), opts.key, opts.benchOpts, hist, res)
 		if warn != "" {
 			r.Note(time.Now(), "%s", warn)
 		}

@@ -241,7 +241,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		Log: logPath, Offset: offset, URL: probeURL,
 		HFHome:     procstat.DefaultHFHome(env.Getenv),
 		Notes:      notes,
-		Smoke:      smokeFor(base, opts.key, map[string]any{}),
+		Smoke:      smokeFor(opts.key, map[string]any{}),
 		Progressed: sink.progressed,
 		Stop:       func() { board.Stopping(); proc.Stop(opts.grace, nil) },
 	}
@@ -276,7 +276,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		Spec: spec, ReadyAt: res.At, HangAfter: opts.hangAfter,
 		Stopping: func() bool { return board.Snapshot().Stopping },
 	}
-	ls.Spec.Offset = out.Offset
+	ls.Spec.Offset, ls.Spec.URL = out.Offset, out.URL
 	end, err := monitor.Follow(ctx, ls, hostDeps(), lifeSink{r: r, board: board})
 	if err != nil {
 		proc.Stop(opts.grace, nil)

@@ -193,7 +193,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: opts.pid, URL: probeURL, APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
-		Smoke:  smokeFor(base, opts.key, extras),
+		Smoke:  smokeFor(opts.key, extras),
 	}
 	if opts.unit != "" {
 		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,6 +43,20 @@ type Prober struct {
 	// APIKey, when set, is sent as Authorization: Bearer, for servers
 	// that guard their health route with the key they were given.
 	APIKey string
+
+	// moved is the URL Retarget set, which replaces URL.
+	moved atomic.Pointer[string]
+}
+
+// Retarget makes the probes from now on go to url instead of URL (the
+// server said where it listens). It is safe while Run goes on.
+func (p *Prober) Retarget(url string) { p.moved.Store(&url) }
+
+func (p *Prober) target() string {
+	if u := p.moved.Load(); u != nil {
+		return *u
+	}
+	return p.URL
 }
 
 // StateAuth is a 401 or 403: the server is up and answering but refuses
@@ -74,7 +89,7 @@ func New(base, path string) *Prober {
 func (p *Prober) Probe(ctx context.Context) observe.Health {
 	ctx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.target(), nil)
 	if err != nil {
 		return observe.Health{State: observe.HealthError, Err: err.Error()}
 	}

@@ -200,6 +200,7 @@ type Judge struct {
 	readyLineText string
 	upLineText    string
 	upSaidAt      time.Time
+	listenURL     string // where the server said it listens (ListenURL)
 	// servingBefore is the line that showed the log begins mid-serving
 	// (BeginsServing).
 	servingBefore string
@@ -411,6 +412,11 @@ func (j *Judge) LastLine() string { return j.lastMeaning }
 // Up reports whether a ready or listening line has been seen.
 func (j *Judge) Up() bool { return j.upSaid }
 
+// ListenURL is the base URL the server printed that it listens at, when
+// the health URL was guessed (--port 0, a port from a config file or an
+// environment the guess does not read), or "".
+func (j *Judge) ListenURL() string { return j.listenURL }
+
 // HealthNow is the latest health probe result.
 func (j *Judge) HealthNow() observe.Health { return j.health }
 
@@ -579,6 +585,9 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	if c.Listening {
 		j.upLineText = c.Raw
 		j.sayUp(now)
+	}
+	if j.cfg.URLGuessed && j.listenURL == "" && (c.Listening || c.Ready || c.Phase == v.Serving) {
+		j.listenURL = classify.ListenAddress(c.Msg)
 	}
 	source := c.Source
 	if source == "" && c.Stamp == "" && now.Sub(j.lastErrAt) < time.Second {

@@ -1331,3 +1331,31 @@ func TestSmokeNoModel(t *testing.T) {
 		t.Fatalf("got %+v; want bad_output saying the server serves no model", r)
 	}
 }
+
+// TestListenURL: the address a server prints where its HTTP server
+// listens is kept when the URL was guessed, whatever line says it (a
+// listening line, a ready line, a serving phase marker), and never when
+// the user gave the URL.
+func TestListenURL(t *testing.T) {
+	tests := []struct {
+		name, server, line string
+		guessed            bool
+		want               string
+	}{
+		{"uvicorn", "sglang", "[2026-11-29 10:00:08] INFO:     Uvicorn running on http://0.0.0.0:30001 (Press CTRL+C to quit)", true, "http://127.0.0.1:30001"},
+		{"vLLM", "vllm", "(APIServer pid=1) INFO 11-14 09:13:11 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8001", true, "http://127.0.0.1:8001"},
+		{"llama-server", "llamacpp", "0.00.856.501 I srv  llama_server: listening on http://127.0.0.1:34737", true, "http://127.0.0.1:34737"},
+		{"older llama-server", "llamacpp", "main: HTTP server is listening, hostname: 0.0.0.0, port: 8081, http threads: 31", true, "http://127.0.0.1:8081"},
+		{"given URL", "llamacpp", "0.00.856.501 I srv  llama_server: listening on http://127.0.0.1:34737", false, ""},
+		{"no address", "sglang", "[2026-11-29 10:00:08] INFO:     Application startup complete.", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := New(Config{Server: tt.server, URLGuessed: tt.guessed, StallAfter: time.Minute, Timeout: time.Hour}, time.Unix(1_800_000_000, 0))
+			j.Line(logline.Line{Text: tt.line}, time.Unix(1_800_000_001, 0))
+			if got := j.ListenURL(); got != tt.want {
+				t.Errorf("ListenURL() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

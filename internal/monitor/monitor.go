@@ -86,8 +86,9 @@ type Spec struct {
 	// server starts (checks that must not delay the launch).
 	Notes []string
 	Later func() []string
-	// Smoke sends the generation request once the judge asks for it.
-	Smoke func(ctx context.Context, server string) observe.SmokeResult
+	// Smoke sends the generation request to the server at base once the
+	// judge asks for it.
+	Smoke func(ctx context.Context, server, base string) observe.SmokeResult
 	// Progressed, when set, is told after every step of the judge when the
 	// latest sign of progress came (a supervisor's start deadline follows
 	// it).
@@ -151,6 +152,9 @@ type Outcome struct {
 	// Start is when the judged startup began: Spec.Start, or the first
 	// stamp of the Backlog when that is earlier.
 	Start time.Time
+	// URL is the base URL probed at the end: Spec.URL, or where the
+	// server said it listens when Spec.URL was a guess that differs.
+	URL string
 }
 
 // DefaultOOMRecord searches the kernel's log for the OOM-killer record of
@@ -174,6 +178,10 @@ type monitor struct {
 	exit     chan observe.Exit
 	notes    chan string
 	nudge    chan struct{} // the session asks the prober for a probe now
+	// retarget hands the prober the base URL the server said it listens
+	// at; url is the base URL probed now (nil: Spec.URL).
+	retarget chan string
+	url      atomic.Pointer[string]
 
 	// follower reads the log file (nil: no file); logDone is closed when
 	// it has returned, every line it read handed to the session.
@@ -221,6 +229,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		exit:     make(chan observe.Exit, 1),
 		notes:    make(chan string, 16),
 		nudge:    make(chan struct{}, 1),
+		retarget: make(chan string, 1),
 		logDone:  make(chan struct{}),
 		moved:    make(chan struct{}, 1),
 	}
@@ -242,7 +251,7 @@ func Run(ctx context.Context, spec Spec, deps Deps, sink Sink) (Outcome, error) 
 		return Outcome{}, err
 	}
 	m.evidence(res)
-	return Outcome{Result: res, Status: m.status(m.deps.Now()), Offset: m.emitted.Load(), Start: start}, nil
+	return Outcome{Result: res, Status: m.status(m.deps.Now()), Offset: m.emitted.Load(), Start: start, URL: m.baseURL()}, nil
 }
 
 func (m *monitor) startSources(g *errgroup.Group, ctx context.Context) {
@@ -287,9 +296,42 @@ func (m *monitor) session() *Session {
 			}
 			m.sink.Tick(m.status(now))
 		},
-		Smoke: m.spec.Smoke,
-		Nudge: m.nudge,
+		Smoke:  m.smoke(),
+		Nudge:  m.nudge,
+		Listen: m.listenAt,
 	}
+}
+
+// baseURL is the server's base URL probed now.
+func (m *monitor) baseURL() string {
+	if u := m.url.Load(); u != nil {
+		return *u
+	}
+	return m.spec.URL
+}
+
+func (m *monitor) smoke() func(context.Context, string) observe.SmokeResult {
+	if m.spec.Smoke == nil {
+		return nil
+	}
+	return func(ctx context.Context, server string) observe.SmokeResult {
+		return m.spec.Smoke(ctx, server, m.baseURL())
+	}
+}
+
+// listenAt is told, once, the address the server said it listens at, when
+// the URL probed was a guess. When that is elsewhere, the prober and the
+// smoke request go there from now on, and the note returned says so.
+func (m *monitor) listenAt(base string) (note string) {
+	if m.spec.URL == "" || sameAddress(base, m.spec.URL) {
+		return ""
+	}
+	m.url.Store(&base)
+	select {
+	case m.retarget <- base:
+	default:
+	}
+	return "the server listens at " + base + ", not at the guessed " + m.spec.URL + ": probing there"
 }
 
 func (m *monitor) status(now time.Time) render.Status {

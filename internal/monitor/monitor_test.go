@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -193,7 +194,7 @@ func TestRunCancelledJoinsEverySource(t *testing.T) {
 		spec := Spec{
 			Judge: judge.Config{Server: "sglang", StallAfter: time.Hour, Timeout: 2 * time.Hour},
 			Start: time.Now(), PID: pid, Log: log, URL: "http://127.0.0.1:30000",
-			Smoke: func(context.Context, string) observe.SmokeResult { return observe.SmokeResult{OK: true} },
+			Smoke: func(context.Context, string, string) observe.SmokeResult { return observe.SmokeResult{OK: true} },
 		}
 		go func() {
 			time.Sleep(10 * time.Second)
@@ -376,4 +377,76 @@ func TestReadyLineProbesAtOnce(t *testing.T) {
 			t.Errorf("ready at %s, want 3.2s: when the follower read the line", took)
 		}
 	})
+}
+
+// portHealth answers 200 on one host:port and refuses every other.
+type portHealth struct {
+	mu    sync.Mutex
+	at    string
+	hosts []string
+}
+
+func (f *portHealth) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hosts = append(f.hosts, r.URL.Host)
+	if r.URL.Host != f.at {
+		return nil, fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
+	}
+	return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+}
+
+// TestProbesWhereTheServerListens: a server that prints where it listens
+// (llama-server --port 0) is probed, and its smoke request sent, there
+// when vigil only guessed its URL; a URL the user gave is kept.
+func TestProbesWhereTheServerListens(t *testing.T) {
+	tests := []struct {
+		name     string
+		guessed  bool
+		verdict  v.Verdict
+		probed   string // Outcome.URL
+		smokedAt string
+	}{
+		{"guessed", true, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234"},
+		{"given", false, v.Failed, "http://127.0.0.1:8080", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const pid = 4800
+				proc := procTree(t, pid, "S", 0)
+				log := writeLog(t,
+					"0.00.011.101 I srv    load_model: loading model 'tiny.gguf'",
+					"0.00.856.470 I srv  llama_server: model loaded",
+					"0.00.856.501 I srv  llama_server: listening on http://0.0.0.0:41234")
+				hc := &portHealth{at: "127.0.0.1:41234"}
+				var smokedAt string
+				spec := Spec{
+					Judge: judge.Config{Server: "llamacpp", StallAfter: time.Minute, Timeout: time.Hour, URLGuessed: tt.guessed, Smoke: true},
+					Start: time.Now(), PID: pid, Log: log, URL: "http://127.0.0.1:8080",
+					Smoke: func(_ context.Context, _, base string) observe.SmokeResult {
+						smokedAt = base
+						return observe.SmokeResult{OK: true}
+					},
+				}
+				s := &sink{}
+				out, err := Run(context.Background(), spec, deps(proc, hc), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.Result.Verdict != tt.verdict {
+					t.Fatalf("verdict %s (%s), want %s", out.Result.Verdict, out.Result.Summary, tt.verdict)
+				}
+				if out.URL != tt.probed || smokedAt != tt.smokedAt {
+					t.Errorf("probed %q and smoked at %q; want %q and %q", out.URL, smokedAt, tt.probed, tt.smokedAt)
+				}
+				noted := slices.ContainsFunc(s.notes, func(n string) bool {
+					return strings.Contains(n, "listens at http://127.0.0.1:41234, not at the guessed http://127.0.0.1:8080")
+				})
+				if noted != tt.guessed {
+					t.Errorf("notes %q; want the move noted: %v", s.notes, tt.guessed)
+				}
+			})
+		})
+	}
 }

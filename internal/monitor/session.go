@@ -41,6 +41,9 @@ type Session struct {
 	// says it is up and when its ready line comes: the health prober
 	// probes at once then rather than at its next tick.
 	Nudge chan<- struct{}
+	// Listen, when set, is told the first address the server says it
+	// listens at (Judge.ListenURL) and returns a note to show, or "".
+	Listen func(base string) (note string)
 }
 
 // failingTick is how often time is checked once a fatal line is in: the
@@ -68,7 +71,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	defer stopSmoke() // before the Wait: a verdict cuts a smoke request short
 	lines := s.Lines
 	lastLoop := s.Now()
-	up, fastTick := false, false
+	up, fastTick, listened := false, false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -103,6 +106,12 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 		if s.Judge.WantSmoke() && s.Smoke != nil {
 			server := s.Judge.Server()
 			smoking.Go(func() { smokeDone <- s.Smoke(smokeCtx, server) })
+		}
+		if u := s.Judge.ListenURL(); u != "" && !listened {
+			listened = true
+			if note := s.listen(u); note != "" {
+				s.showNote(note)
+			}
 		}
 		if !up && s.Judge.Up() {
 			up = true
@@ -181,6 +190,13 @@ func (s *Session) feed(b []logline.Line) {
 	for _, l := range b {
 		s.Judge.Line(l, s.Backlog.At(l, s.Now()))
 	}
+}
+
+func (s *Session) listen(base string) string {
+	if s.Listen == nil {
+		return ""
+	}
+	return s.Listen(base)
 }
 
 func (s *Session) nudge() {

@@ -358,12 +358,12 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	if path == "" {
 		path = "/health"
 	}
-	p := health.New(m.spec.URL, path)
+	p := health.New(m.baseURL(), path)
 	p.APIKey = m.spec.APIKey
 	if m.deps.Transport != nil {
 		p.Client.Transport = m.deps.Transport
 	}
-	port, local := localPort(m.spec.URL)
+	port, local := localPort(m.baseURL())
 	probes := make(chan observe.Health, 1)
 	done := make(chan struct{})
 	go func() { defer close(done); p.RunNudged(ctx, probes, m.nudge) }()
@@ -375,6 +375,16 @@ func (m *monitor) probeHealth(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case base := <-m.retarget:
+			p.Retarget(base + path)
+			port, local = localPort(base)
+			holder = portCheck{}
+			// The answer that decides readiness is there: ask now.
+			select {
+			case m.nudge <- struct{}{}:
+			default:
+			}
+			continue
 		case h = <-probes:
 		}
 		// The server's pid is read afresh: it is the daemon's once the
@@ -434,6 +444,31 @@ func (c *portCheck) foreignAnswer(m *monitor, port, pid int) bool {
 
 // localPort returns the port of a base URL on this host (loopback, the
 // unspecified address, or an address of one of its interfaces).
+// sameAddress reports whether two base URLs reach the same listener: the
+// same scheme and port, and the same host or two loopback hosts.
+func sameAddress(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	pa, _ := localPort(a)
+	pb, _ := localPort(b)
+	if ua.Scheme != ub.Scheme || pa != pb {
+		return false
+	}
+	ha, hb := ua.Hostname(), ub.Hostname()
+	return ha == hb || loopback(ha) && loopback(hb)
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func localPort(base string) (int, bool) {
 	u, err := url.Parse(base)
 	if err != nil {

@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// helperServerEnv names a server this test binary plays when it is
+// started with it set (the server of a test that needs a real listening
+// socket); helperPidEnv a file it writes its pid to.
+const (
+	helperServerEnv = "VIGIL_E2E_HELPER_SERVER"
+	helperPidEnv    = "VIGIL_E2E_HELPER_PIDFILE"
+)
+
+// helperServer runs the named server until it is stopped, or a minute at
+// most, and returns its exit status.
+func helperServer(name string) int {
+	if name != "llama-any-port" {
+		fmt.Fprintf(os.Stderr, "unknown helper server %q\n", name)
+		return 2
+	}
+	if f := os.Getenv(helperPidEnv); f != "" {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	// llama-server --port 0 (b10587): the kernel picks the port, and the
+	// server names it in its "listening on" line.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"status":"ok"}`) })
+	go func() { _ = http.Serve(ln, mux) }()
+	fmt.Println("0.00.011.101 I srv    load_model: loading model 'tiny.gguf'")
+	fmt.Println("0.00.853.903 I srv    load_model: initializing slots, n_slots = 4")
+	fmt.Println("0.00.856.470 I srv  llama_server: model loaded")
+	fmt.Printf("0.00.856.501 I srv  llama_server: listening on http://%s\n", ln.Addr())
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case <-stop:
+	case <-time.After(time.Minute):
+	}
+	return 0
+}
+
+// TestRunProbesWhereTheServerListens: llama-server started with --port 0
+// listens where the kernel put it; vigil, which could only guess 8080
+// from the command line, probes the address the server printed and
+// finds it ready there.
+func TestRunProbesWhereTheServerListens(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	pidfile := sb.path("server.pid")
+	killPidfileGroupAtEnd(t, pidfile)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := startVigil(t, sb.with(helperServerEnv+"=llama-any-port", helperPidEnv+"="+pidfile),
+		"run", "--json", "--server", "llamacpp", "--timeout", "60s", "--", self, "--port", "0")
+	if !v.wait(t, 50*time.Second) {
+		return
+	}
+	expectVerdict(t, v, "ready", "")
+	pid := readPid(pidfile)
+	if pid == 0 {
+		t.Fatalf("the server never wrote its pid\n%s", v.excerpt())
+	}
+	events, _, _ := parseEvents(v.stdout.Bytes())
+	moved := false
+	for _, e := range events {
+		if e.str("event") == "note" && strings.Contains(e.str("message"), "not at the guessed http://127.0.0.1:8080: probing there") {
+			moved = true
+		}
+		if e.str("event") == "warning" && strings.Contains(e.str("message"), "nothing answers") {
+			t.Errorf("warned %q though the server answers where it said it listens", e.str("message"))
+		}
+	}
+	if !moved {
+		t.Errorf("no note that vigil probes where the server listens\n%s", v.stdout.String())
+	}
+}
