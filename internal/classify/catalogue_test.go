@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -988,13 +989,16 @@ func TestEveryRuleHasALine(t *testing.T) {
 			covered[tt.id] = true
 		}
 	}
-	// The llama.cpp profile's real lines (llamacpp_test.go) assert a rule,
-	// a phase or the ready signal; the rule that gives what they assert
-	// is covered.
-	for _, tt := range llamacppRealLines {
+	// The llama.cpp profile's real and source-quoted lines
+	// (llamacpp_test.go) assert a rule, a notable warning, a phase or the
+	// ready signal; the rule that gives what they assert is covered.
+	for _, tt := range append(slices.Clip(llamacppRealLines), llamacppSourceLines...) {
 		c := llamacpp.Classify(tt.line)
 		if c.Failure != nil && c.Failure.ID == tt.rule {
 			covered[tt.rule] = true
+		}
+		if c.Notable != nil && c.Notable.ID == tt.notable {
+			covered[tt.notable] = true
 		}
 		if tt.phase != "" && c.Phase == tt.phase && c.PhaseRule != nil {
 			covered[phaseKey(llamacpp, c.PhaseRule)] = true

@@ -16,7 +16,8 @@ type llamaLine struct {
 	phase      v.Phase
 	ready      bool
 	benign     bool
-	error      bool // IsError
+	error      bool   // IsError
+	notable    string // the notable rule's ID, or ""
 }
 
 // llamacppRealLines are lines that a real llama-server (build 10587,
@@ -44,7 +45,7 @@ var llamacppRealLines = []llamaLine{
 	// --fit's trial load that failed (common/fit.cpp; a user's log, 2026):
 	// the reason comes with the load after it.
 	{name: "fit error", line: "0.00.145.488 E common_fit_params: encountered an error while trying to fit params to free device memory: failed to load model", rule: "llamacpp.fit_echo", error: true},
-	{name: "fit warning", line: "0.00.620.828 W common_fit_params: failed to fit params to free device memory: was unable to fit model into system memory by reducing context, abort", benign: true},
+	{name: "fit warning", line: "0.00.620.828 W common_fit_params: failed to fit params to free device memory: was unable to fit model into system memory by reducing context, abort", benign: true, notable: "llamacpp.fit_failed"},
 	// A missing model.
 	{name: "gguf open", line: "0.00.003.890 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
 	{name: "error loading model", line: "0.00.004.947 E llama_model_load: error loading model: llama_model_loader: failed to load model from missing.gguf", rule: "llamacpp.load", cause: v.ModelLoad, phase: v.Weights, error: true},
@@ -114,6 +115,8 @@ var llamacppRealLines = []llamaLine{
 // llamacppSourceLines are lines of paths a CPU-only llama-server cannot
 // take (GPU backends), written as build 10587's source formats them.
 var llamacppSourceLines = []llamaLine{
+	// common/fit.cpp common_params_fit_impl, printed at -lv 4.
+	{name: "fit context reduced", line: "0.00.512.101 I common_params_fit_impl: context size reduced from 40960 to 4096 -> need 3456 MiB less memory in total", notable: "llamacpp.ctx_reduced"},
 	// ggml/src/ggml-metal/ggml-metal-device.m, then src/llama-model.cpp.
 	{name: "metal buffer", line: "0.00.905.765 E ggml_metal_buffer_init: error: failed to allocate buffer, size = 32768.00 MiB", rule: "llamacpp.metal_alloc", cause: v.GPUOOM, error: true},
 	// ggml/src/ggml-sycl/ggml-sycl.cpp.
@@ -156,6 +159,13 @@ func TestLlamaCppRealLines(t *testing.T) {
 			}
 			if rule != tt.rule || cause != tt.cause {
 				t.Errorf("rule %q cause %q, want %q %q (msg %q)", rule, cause, tt.rule, tt.cause, c.Msg)
+			}
+			notable := ""
+			if c.Notable != nil {
+				notable = c.Notable.ID
+			}
+			if notable != tt.notable {
+				t.Errorf("notable %q, want %q (msg %q)", notable, tt.notable, c.Msg)
 			}
 			if c.Phase != tt.phase || c.Ready != tt.ready || c.Benign != tt.benign || c.IsError() != tt.error {
 				t.Errorf("phase %q ready %v benign %v error %v, want %q %v %v %v (msg %q)",

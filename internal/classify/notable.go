@@ -103,6 +103,17 @@ var vllmNotable = []NotableRule{
 		Meaning: "the context length was cut to what the KV cache holds: longer prompts are refused"},
 }
 
+var llamacppNotable = []NotableRule{
+	// common/fit.cpp common_fit_params (b10587, --fit on by default): it
+	// could not shrink the context or move layers off the GPU enough, so
+	// the model loads with the parameters as given.
+	{ID: "llamacpp.fit_failed", Matcher: lit("failed to fit params to free device memory"), Effect: EffectCapacity,
+		Meaning: "llama.cpp could not fit the model and its context in free memory (--fit): it loads with -c and -ngl as given, which may run out of memory or crawl; lower -c or -ngl"},
+	// common/fit.cpp (at -lv 4): the context was cut to fit.
+	{ID: "llamacpp.ctx_reduced", Matcher: lit("context size reduced from"), Effect: EffectCapacity,
+		Meaning: "--fit cut the context to what free memory holds: longer prompts are refused; give -c to choose"},
+}
+
 var tgiNotable = []NotableRule{
 	// server/text_generation_server/models/__init__.py (2.x-3.x).
 	{ID: "tgi.no_flash_models", Matcher: lit("Could not import Flash Attention enabled models"), Effect: EffectSpeed,

@@ -695,6 +695,7 @@ var llamacpp = &Profile{
 	Name: "llamacpp", DefaultPort: 8080, HealthPath: "/health",
 	// common/arg.cpp (b10587): every flag's LLAMA_ARG_ variable.
 	PortEnv: "LLAMA_ARG_PORT", HostEnv: "LLAMA_ARG_HOST",
+	Notable: llamacppNotable,
 	// common/arg.cpp (b10587): --log-disable, --log-file FNAME and
 	// -lv/--verbosity/--log-verbosity N (0 keeps only output, no errors).
 	QuietFlags: []string{"--log-disable", "-lv 0", "--verbosity 0", "--log-verbosity 0", "--log-file *"},
