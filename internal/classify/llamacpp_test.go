@@ -32,6 +32,10 @@ var llamacppRealLines = []llamaLine{
 	{name: "slots, 2026", line: "0.07.878.981 I srv    load_model: initializing slots, n_slots = 10", phase: v.KVCache},
 	{name: "model loaded", line: "0.00.856.470 I srv  llama_server: model loaded", ready: true},
 	{name: "listening on", line: "0.00.856.501 I srv  llama_server: listening on http://127.0.0.1:18080", ready: true},
+	// Router mode with no model (no -m, nothing cached).
+	{name: "router, no models", line: "0.00.012.776 I srv    operator(): Available models (0) (*: custom preset)", notable: "llamacpp.router_no_models"},
+	{name: "router mode", line: "0.00.013.131 I srv  llama_server: starting server in router mode. models will be automatically loaded on-demand"},
+	{name: "router listening", line: "0.00.014.445 I srv  llama_server: listening on http://127.0.0.1:46399", ready: true},
 	// -lv 4.
 	{name: "verbose banner", line: "0.00.011.320 I cmn  common_param: common_params_print_info: build 10587 (3f545bec) with GNU 12.2.0 for Linux x86_64", phase: v.Init},
 	{name: "system info", line: "0.00.011.483 I cmn  common_param: system_info: n_threads = 2 (n_threads_batch = 2) / 2 | CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | ", phase: v.Init},

@@ -109,6 +109,10 @@ var llamacppNotable = []NotableRule{
 	// the model loads with the parameters as given.
 	{ID: "llamacpp.fit_failed", Matcher: lit("failed to fit params to free device memory"), Effect: EffectCapacity,
 		Meaning: "llama.cpp could not fit the model and its context in free memory (--fit): it loads with -c and -ngl as given, which may run out of memory or crawl; lower -c or -ngl"},
+	// tools/server/server-models.cpp (b10587): router mode (no -m) with
+	// no cached model, --models-dir or --models-preset to serve.
+	{ID: "llamacpp.router_no_models", Matcher: lit("Available models (0)"), Effect: EffectCapacity,
+		Meaning: "the router has no model to serve: every request for one fails until a model is added (-m, -hf, --models-dir or --models-preset)"},
 	// common/fit.cpp (at -lv 4): the context was cut to fit.
 	{ID: "llamacpp.ctx_reduced", Matcher: lit("context size reduced from"), Effect: EffectCapacity,
 		Meaning: "--fit cut the context to what free memory holds: longer prompts are refused; give -c to choose"},
