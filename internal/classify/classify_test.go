@@ -550,6 +550,10 @@ func TestClockOfInColour(t *testing.T) {
 		{"\x1b[34m0.00.006.299\x1b[0m I srv  llama_server: model loaded", 6299 * time.Microsecond, true},
 		{"0.00.006.299 I srv  llama_server: model loaded", 6299 * time.Microsecond, true},
 		{"\x1b[34mnot a clock\x1b[0m", 0, false},
+		// An escape that starts no sequence (a fuzzer's find: this
+		// recursed until the stack ran out).
+		{"\x1b\x86", 0, false},
+		{"\x1b\x1b[34m0.00.006.299\x1b[0m I srv  llama_server: model loaded", 0, false},
 	} {
 		if d, ok := ClockOf(tt.line); d != tt.want || ok != tt.ok {
 			t.Errorf("ClockOf(%q) = %v, %v; want %v, %v", tt.line, d, ok, tt.want, tt.ok)

@@ -312,7 +312,11 @@ func ClockOf(line string) (time.Duration, bool) {
 	}
 	if line != "" && line[0] == 0x1b {
 		// --log-colors on: the clock in colour ("\x1b[34m0.00.006.299\x1b[0m I ...").
-		return ClockOf(ansi.Strip(line))
+		// An escape that starts no sequence stays: read on only when
+		// something was stripped, or this would never end.
+		if plain := ansi.Strip(line); len(plain) < len(line) {
+			return ClockOf(plain)
+		}
 	}
 	if !MayHaveContainer(line) {
 		return 0, false
