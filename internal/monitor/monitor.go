@@ -319,19 +319,25 @@ func (m *monitor) smoke() func(context.Context, string) observe.SmokeResult {
 	}
 }
 
-// listenAt is told, once, the address the server said it listens at, when
-// the URL probed was a guess. When that is elsewhere, the prober and the
-// smoke request go there from now on, and the note returned says so.
+// listenAt is told the address the server said it listens at, when the
+// URL probed was a guess (again for each new run of a watched log). When
+// that is elsewhere, the prober and the smoke request go there from now
+// on, and the note returned says so.
 func (m *monitor) listenAt(base string) (note string) {
-	if m.spec.URL == "" || sameAddress(base, m.spec.URL) {
+	was := m.baseURL()
+	if was == "" || sameAddress(base, was) {
 		return ""
 	}
 	m.url.Store(&base)
 	select {
-	case m.retarget <- base:
+	case <-m.retarget: // not taken yet: this one replaces it
 	default:
 	}
-	return "the server listens at " + base + ", not at the guessed " + m.spec.URL + ": probing there"
+	m.retarget <- base
+	if was == m.spec.URL {
+		return "the server listens at " + base + ", not at the guessed " + was + ": probing there"
+	}
+	return "the server now listens at " + base + ", no longer at " + was + ": probing there"
 }
 
 func (m *monitor) status(now time.Time) render.Status {

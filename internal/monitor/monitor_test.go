@@ -450,3 +450,30 @@ func TestProbesWhereTheServerListens(t *testing.T) {
 		})
 	}
 }
+
+// TestListenAtMovesOnEachNewAddress: a watched log's later run that
+// listens elsewhere moves the probes again; the same address, or the
+// guess itself, says nothing.
+func TestListenAtMovesOnEachNewAddress(t *testing.T) {
+	m := &monitor{spec: Spec{URL: "http://127.0.0.1:8080"}, retarget: make(chan string, 1)}
+	steps := []struct {
+		at, note, base string
+	}{
+		{"http://localhost:8080", "", "http://127.0.0.1:8080"},
+		{"http://127.0.0.1:41234", "the server listens at http://127.0.0.1:41234, not at the guessed http://127.0.0.1:8080: probing there", "http://127.0.0.1:41234"},
+		{"http://127.0.0.1:41234", "", "http://127.0.0.1:41234"},
+		{"http://127.0.0.1:41999", "the server now listens at http://127.0.0.1:41999, no longer at http://127.0.0.1:41234: probing there", "http://127.0.0.1:41999"},
+	}
+	for i, st := range steps {
+		if note := m.listenAt(st.at); note != st.note {
+			t.Errorf("step %d: note %q, want %q", i, note, st.note)
+		}
+		if got := m.baseURL(); got != st.base {
+			t.Errorf("step %d: probing %q, want %q", i, got, st.base)
+		}
+	}
+	// The prober is handed the latest address only.
+	if got := <-m.retarget; got != "http://127.0.0.1:41999" {
+		t.Errorf("the prober was handed %q", got)
+	}
+}

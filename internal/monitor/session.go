@@ -41,7 +41,7 @@ type Session struct {
 	// says it is up and when its ready line comes: the health prober
 	// probes at once then rather than at its next tick.
 	Nudge chan<- struct{}
-	// Listen, when set, is told the first address the server says it
+	// Listen, when set, is told each new address the server says it
 	// listens at (Judge.ListenURL) and returns a note to show, or "".
 	Listen func(base string) (note string)
 }
@@ -71,7 +71,7 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 	defer stopSmoke() // before the Wait: a verdict cuts a smoke request short
 	lines := s.Lines
 	lastLoop := s.Now()
-	up, fastTick, listened := false, false, false
+	up, fastTick, listen := false, false, ""
 	for {
 		select {
 		case <-ctx.Done():
@@ -107,8 +107,8 @@ func (s *Session) Run(ctx context.Context) (*observe.Result, error) {
 			server := s.Judge.Server()
 			smoking.Go(func() { smokeDone <- s.Smoke(smokeCtx, server) })
 		}
-		if u := s.Judge.ListenURL(); u != "" && !listened {
-			listened = true
+		if u := s.Judge.ListenURL(); u != "" && u != listen {
+			listen = u
 			if note := s.listen(u); note != "" {
 				s.showNote(note)
 			}
