@@ -65,6 +65,22 @@ func GuessURL(kind string, argv []string, getenv func(string) string) string {
 	return fmt.Sprintf("http://%s:%d", host, port)
 }
 
+// PicksAnyPort reports whether argv asks for port 0, which has the kernel
+// pick a free port (llama-server --port 0): the guessed URL's port is then
+// only a default, and the server prints the one it got.
+func PicksAnyPort(argv []string) bool {
+	for i := 0; i < len(argv); i++ {
+		name, val, hasVal := strings.Cut(argv[i], "=")
+		if !hasVal && i+1 < len(argv) {
+			val = argv[i+1]
+		}
+		if slices.Contains(portFlags, name) {
+			return val == "0"
+		}
+	}
+	return false
+}
+
 // envValue is the value of the variable name for a command: from an
 // "env NAME=VALUE" word of argv, else from getenv; "" for none.
 func envValue(name string, argv []string, getenv func(string) string) string {

@@ -26,14 +26,26 @@ type preflightFinding struct {
 // preflight looks, before launching, for what commonly breaks a start: the
 // port already taken, GPU memory still held by earlier runs, and leftover
 // processes of the same server kind. It only reads; it never stops anything.
+// portToCheck is the base URL whose port must be free before the launch:
+// none when the URL was guessed for a server told to take any port.
+func portToCheck(base string, guessed bool, argv []string) string {
+	if guessed && classify.PicksAnyPort(argv) {
+		return ""
+	}
+	return base
+}
+
 func preflight(base, kind string) []preflightFinding {
 	return append(preflightPort(base), preflightHost(kind, 0)...)
 }
 
 // preflightPort is the check that must come before the launch: once the
-// server runs, the port is its own.
+// server runs, the port is its own. base "" checks nothing.
 func preflightPort(base string) []preflightFinding {
 	var out []preflightFinding
+	if base == "" {
+		return nil
+	}
 	if u, err := url.Parse(base); err == nil {
 		addr := net.JoinHostPort(u.Hostname(), u.Port())
 		if c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond); err == nil {

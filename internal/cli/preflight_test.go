@@ -41,3 +41,31 @@ func TestOwnKin(t *testing.T) {
 		}
 	}
 }
+
+// TestPortToCheck: a server told to take any port (--port 0) has no port
+// to find taken before it starts; a port given, or a URL given, has.
+func TestPortToCheck(t *testing.T) {
+	const base = "http://127.0.0.1:8080"
+	tests := []struct {
+		name    string
+		guessed bool
+		argv    []string
+		want    string
+	}{
+		{"port 0", true, []string{"llama-server", "--port", "0", "-m", "x.gguf"}, ""},
+		{"port=0", true, []string{"llama-server", "--port=0"}, ""},
+		{"a port", true, []string{"llama-server", "--port", "8080"}, base},
+		{"no port", true, []string{"llama-server", "-m", "x.gguf"}, base},
+		{"given URL", false, []string{"llama-server", "--port", "0"}, base},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := portToCheck(base, tt.guessed, tt.argv); got != tt.want {
+				t.Errorf("portToCheck = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if f := preflightPort(""); f != nil {
+		t.Errorf("preflightPort(\"\") = %v, want nothing checked", f)
+	}
+}

@@ -148,9 +148,9 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	switch opts.preflight {
 	case "off":
 	case "warn":
-		findings = preflightPort(base)
+		findings = preflightPort(portToCheck(base, guessed, argv))
 	case "strict":
-		findings = preflight(base, kind)
+		findings = preflight(portToCheck(base, guessed, argv), kind)
 	default:
 		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
 	}
