@@ -32,6 +32,9 @@ var llamacppRealLines = []llamaLine{
 	{name: "slots, 2026", line: "0.07.878.981 I srv    load_model: initializing slots, n_slots = 10", phase: v.KVCache},
 	{name: "model loaded", line: "0.00.856.470 I srv  llama_server: model loaded", ready: true},
 	{name: "listening on", line: "0.00.856.501 I srv  llama_server: listening on http://127.0.0.1:18080", ready: true},
+	// -c 8192 on a model trained on 2048.
+	{name: "context over training", line: "0.00.484.969 W llama_context: n_ctx_seq (8192) > n_ctx_train (2048) -- possible training context overflow", phase: v.KVCache, benign: true},
+	{name: "slot context capped", line: "0.00.541.934 W srv    load_model: the slot context (8192) exceeds the training context of the model (2048) - capping", benign: true, notable: "llamacpp.slot_ctx_capped"},
 	// Router mode with no model (no -m, nothing cached).
 	{name: "router, no models", line: "0.00.012.776 I srv    operator(): Available models (0) (*: custom preset)", notable: "llamacpp.router_no_models"},
 	{name: "router mode", line: "0.00.013.131 I srv  llama_server: starting server in router mode. models will be automatically loaded on-demand"},

@@ -113,6 +113,11 @@ var llamacppNotable = []NotableRule{
 	// no cached model, --models-dir or --models-preset to serve.
 	{ID: "llamacpp.router_no_models", Matcher: lit("Available models (0)"), Effect: EffectCapacity,
 		Meaning: "the router has no model to serve: every request for one fails until a model is added (-m, -hf, --models-dir or --models-preset)"},
+	// tools/server/server-context.cpp load_model (b10587): "the slot
+	// context (8192) exceeds the training context of the model (2048) -
+	// capping".
+	{ID: "llamacpp.slot_ctx_capped", Matcher: lit("exceeds the training context of the model"), Effect: EffectCapacity,
+		Meaning: "each slot's context is cut to the model's training context, shorter than -c asked: longer prompts are refused"},
 	// common/fit.cpp (at -lv 4): the context was cut to fit.
 	{ID: "llamacpp.ctx_reduced", Matcher: lit("context size reduced from"), Effect: EffectCapacity,
 		Meaning: "--fit cut the context to what free memory holds: longer prompts are refused; give -c to choose"},
