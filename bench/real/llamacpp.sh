@@ -304,6 +304,41 @@ signal_case sigterm-loading failed/crash@exit.stopped TERM
 
 run_case smoke-random-weights failed/bad_output --smoke -- -m "$M/tiny.gguf"
 
+# notable_case NAME EXPECTED [ENV=VALUE...] -- [SERVER ARG...]: vigil run;
+# EXPECTED is the verdict and, after "+", the notable warnings' rule IDs.
+notable_case() {
+    local name=$1 expected=$2
+    shift 2
+    want "$name" || return 0
+    local envs=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    local port out=$WORK/out/$name.json
+    port=$(free_port)
+    env "${envs[@]}" timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" \
+        --url "http://127.0.0.1:$port" -- "$LLAMA" --port "$port" "$@" >"$out" 2>"$WORK/out/$name.err"
+    stop_pid "$(pid_of "$out")"
+    local ids
+    ids=$("$PY" - "$out" <<'EOF'
+import json, sys
+ids = []
+for line in open(sys.argv[1], errors="replace"):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if e.get("event") == "verdict":
+        ids = [n["id"] for n in e.get("notable") or []]
+print(",".join(ids))
+EOF
+)
+    check "$name" "$expected" "$(verdict_of "$out")+$ids"
+}
+# -c past the model's training context: each slot is capped.
+notable_case notable-slot-capped ready+llamacpp.slot_ctx_capped -- -m "$M/tiny.gguf" -c 8192
+# No -m and nothing cached: a router with no model to serve.
+notable_case notable-router-empty ready+llamacpp.router_no_models LLAMA_CACHE="$WORK/empty-cache" HOME="$WORK/home" --
+
 # port_zero_case NAME EXPECTED [VIGIL FLAG...]: llama-server --port 0 takes
 # a port the kernel picks and names it in its "listening on" line; vigil,
 # given no --url, guesses 8080 and must move to that address ("/moved":
