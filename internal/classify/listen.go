@@ -96,7 +96,7 @@ func hostPortAddress(s string) string {
 }
 
 func address(scheme, host, port string) string {
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 || strings.Trim(port, "0123456789") != "" {
 		return ""
 	}
 	switch host {
@@ -105,8 +105,22 @@ func address(scheme, host, port string) string {
 	case "::", "[::]":
 		host = "::1"
 	}
-	if strings.ContainsAny(host, " \"'") {
+	if net.ParseIP(host) == nil && !hostName(host) {
 		return ""
 	}
 	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// hostName reports whether s is a DNS name: letters, digits, '-' and '.'.
+func hostName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,10 @@
 package classify
 
-import "testing"
+import (
+	"net/url"
+	"strconv"
+	"testing"
+)
 
 // TestListenAddress: the address lines of each server, as their current
 // and older sources print them, give the base URL a local probe reaches.
@@ -31,4 +35,33 @@ func TestListenAddress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzListenAddress: whatever a line holds, the address read from it is
+// none or a base URL a client can dial: http(s), a host, a port in range,
+// no path.
+func FuzzListenAddress(f *testing.F) {
+	for _, s := range []string{
+		"llama_server: listening on http://127.0.0.1:34737",
+		"main: HTTP server is listening, hostname: 0.0.0.0, port: 8080, http threads: 31",
+		"Uvicorn running on http://[::]:8000 (Press CTRL+C to quit)",
+		"Starting vLLM API server 0 on http://0.0.0.0:8000",
+		"Uvicorn running on unix socket /tmp/x.sock",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		got := ListenAddress(line)
+		if got == "" {
+			return
+		}
+		u, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("ListenAddress(%q) = %q, not a URL: %v", line, got, err)
+		}
+		port, err := strconv.Atoi(u.Port())
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || err != nil || port < 1 || port > 65535 || u.Path != "" {
+			t.Fatalf("ListenAddress(%q) = %q: not scheme://host:port", line, got)
+		}
+	})
 }
