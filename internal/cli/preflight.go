@@ -26,6 +26,10 @@ type preflightFinding struct {
 // preflight looks, before launching, for what commonly breaks a start: the
 // port already taken, GPU memory still held by earlier runs, and leftover
 // processes of the same server kind. It only reads; it never stops anything.
+func preflight(base, kind string) []preflightFinding {
+	return append(preflightPort(base), preflightHost(kind, 0)...)
+}
+
 // portToCheck is the base URL whose port must be free before the launch:
 // none when the URL was guessed for a server told to take any port.
 func portToCheck(base string, guessed bool, argv []string) string {
@@ -33,10 +37,6 @@ func portToCheck(base string, guessed bool, argv []string) string {
 		return ""
 	}
 	return base
-}
-
-func preflight(base, kind string) []preflightFinding {
-	return append(preflightPort(base), preflightHost(kind, 0)...)
 }
 
 // preflightPort is the check that must come before the launch: once the

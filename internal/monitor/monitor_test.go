@@ -381,15 +381,13 @@ func TestReadyLineProbesAtOnce(t *testing.T) {
 
 // portHealth answers 200 on one host:port and refuses every other.
 type portHealth struct {
-	mu    sync.Mutex
-	at    string
-	hosts []string
+	mu sync.Mutex
+	at string
 }
 
 func (f *portHealth) RoundTrip(r *http.Request) (*http.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.hosts = append(f.hosts, r.URL.Host)
 	if r.URL.Host != f.at {
 		return nil, fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
 	}
