@@ -205,7 +205,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Daemon: proc.FollowDaemon, Output: proc,
-		Log: logPath, Offset: offset, URL: probeURL, APIKey: opts.key,
+		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(argv), APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,
 		Smoke:  smokeFor(opts.key, extras),

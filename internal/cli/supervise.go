@@ -238,7 +238,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	sink := &boardSink{Renderer: r, board: board}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Output: proc,
-		Log: logPath, Offset: offset, URL: probeURL,
+		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(argv),
 		HFHome:     procstat.DefaultHFHome(env.Getenv),
 		Notes:      notes,
 		Smoke:      smokeFor(opts.key, map[string]any{}),

@@ -76,6 +76,10 @@ type Spec struct {
 	Backlog *Backlog
 	// URL is the server's base URL; its kind's health path is probed.
 	URL string
+	// AwaitAddress: URL is only a default (the server was told to take
+	// any port, --port 0), so nothing is probed until the server prints
+	// the address it got, and then that address is.
+	AwaitAddress bool
 	// APIKey is sent with the health probes (servers started with a key
 	// may refuse /health without it).
 	APIKey string
@@ -325,7 +329,8 @@ func (m *monitor) smoke() func(context.Context, string) observe.SmokeResult {
 // on, and the note returned says so.
 func (m *monitor) listenAt(base string) (note string) {
 	was := m.baseURL()
-	if was == "" || sameAddress(base, was) {
+	first := m.url.Load() == nil
+	if was == "" || sameAddress(base, was) && !(first && m.spec.AwaitAddress) {
 		return ""
 	}
 	m.url.Store(&base)
@@ -334,7 +339,10 @@ func (m *monitor) listenAt(base string) (note string) {
 	default:
 	}
 	m.retarget <- base
-	if was == m.spec.URL {
+	switch {
+	case first && m.spec.AwaitAddress:
+		return "the server listens at " + base + " (it was told to take any port): probing there"
+	case first:
 		return "the server listens at " + base + ", not at the guessed " + was + ": probing there"
 	}
 	return "the server now listens at " + base + ", no longer at " + was + ": probing there"

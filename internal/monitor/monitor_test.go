@@ -379,16 +379,22 @@ func TestReadyLineProbesAtOnce(t *testing.T) {
 	})
 }
 
-// portHealth answers 200 on one host:port and refuses every other.
+// portHealth answers 200 on some host:ports and refuses every other; it
+// counts the probes each got.
 type portHealth struct {
-	mu sync.Mutex
-	at string
+	mu    sync.Mutex
+	ok    []string
+	asked map[string]int
 }
 
 func (f *portHealth) RoundTrip(r *http.Request) (*http.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if r.URL.Host != f.at {
+	if f.asked == nil {
+		f.asked = map[string]int{}
+	}
+	f.asked[r.URL.Host]++
+	if !slices.Contains(f.ok, r.URL.Host) {
 		return nil, fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
 	}
 	return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
@@ -401,27 +407,43 @@ func TestProbesWhereTheServerListens(t *testing.T) {
 	tests := []struct {
 		name     string
 		guessed  bool
+		await    bool // --port 0
 		verdict  v.Verdict
 		probed   string // Outcome.URL
 		smokedAt string
+		note     string
 	}{
-		{"guessed", true, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234"},
-		{"given", false, v.Failed, "http://127.0.0.1:8080", ""},
+		{"guessed", true, false, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234, not at the guessed http://127.0.0.1:8080"},
+		{"given", false, false, v.Failed, "http://127.0.0.1:8080", "", ""},
+		// Another server answers on 8080: with --port 0 it is never asked.
+		{"any port", true, true, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234 (it was told to take any port)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				const pid = 4800
 				proc := procTree(t, pid, "S", 0)
-				log := writeLog(t,
-					"0.00.011.101 I srv    load_model: loading model 'tiny.gguf'",
-					"0.00.856.470 I srv  llama_server: model loaded",
-					"0.00.856.501 I srv  llama_server: listening on http://0.0.0.0:41234")
-				hc := &portHealth{at: "127.0.0.1:41234"}
+				log := writeLog(t, "0.00.011.101 I srv    load_model: loading model 'tiny.gguf'")
+				// The address comes two seconds in, after probes would
+				// have found whatever answers at the guess.
+				time.AfterFunc(2*time.Second, func() {
+					f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer f.Close()
+					fmt.Fprintln(f, "0.02.856.470 I srv  llama_server: model loaded")
+					fmt.Fprintln(f, "0.02.856.501 I srv  llama_server: listening on http://0.0.0.0:41234")
+				})
+				hc := &portHealth{ok: []string{"127.0.0.1:41234"}}
+				if tt.await {
+					hc.ok = append(hc.ok, "127.0.0.1:8080")
+				}
 				var smokedAt string
 				spec := Spec{
 					Judge: judge.Config{Server: "llamacpp", StallAfter: time.Minute, Timeout: time.Hour, URLGuessed: tt.guessed, Smoke: true},
-					Start: time.Now(), PID: pid, Log: log, URL: "http://127.0.0.1:8080",
+					Start: time.Now(), PID: pid, Log: log, URL: "http://127.0.0.1:8080", AwaitAddress: tt.await,
 					Smoke: func(_ context.Context, _, base string) observe.SmokeResult {
 						smokedAt = base
 						return observe.SmokeResult{OK: true}
@@ -439,10 +461,13 @@ func TestProbesWhereTheServerListens(t *testing.T) {
 					t.Errorf("probed %q and smoked at %q; want %q and %q", out.URL, smokedAt, tt.probed, tt.smokedAt)
 				}
 				noted := slices.ContainsFunc(s.notes, func(n string) bool {
-					return strings.Contains(n, "listens at http://127.0.0.1:41234, not at the guessed http://127.0.0.1:8080")
+					return tt.note != "" && strings.Contains(n, tt.note)
 				})
-				if noted != tt.guessed {
-					t.Errorf("notes %q; want the move noted: %v", s.notes, tt.guessed)
+				if noted != (tt.note != "") {
+					t.Errorf("notes %q; want one saying %q", s.notes, tt.note)
+				}
+				if n := hc.asked["127.0.0.1:8080"]; tt.await && n > 0 {
+					t.Errorf("the default port was probed %d times though the server was told to take any port", n)
 				}
 			})
 		})

@@ -358,6 +358,14 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	if path == "" {
 		path = "/health"
 	}
+	if m.spec.AwaitAddress && m.url.Load() == nil {
+		// Told to take any port: the address comes in the server's log.
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.retarget: // baseURL is that address now
+		}
+	}
 	p := health.New(m.baseURL(), path)
 	p.APIKey = m.spec.APIKey
 	if m.deps.Transport != nil {
