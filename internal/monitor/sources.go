@@ -358,13 +358,8 @@ func (m *monitor) probeHealth(ctx context.Context) {
 	if path == "" {
 		path = "/health"
 	}
-	if m.spec.AwaitAddress && m.url.Load() == nil {
-		// Told to take any port: the address comes in the server's log.
-		select {
-		case <-ctx.Done():
-			return
-		case <-m.retarget: // baseURL is that address now
-		}
+	if m.spec.AwaitAddress && m.url.Load() == nil && !m.awaitAddress(ctx) {
+		return
 	}
 	p := health.New(m.baseURL(), path)
 	p.APIKey = m.spec.APIKey
@@ -411,6 +406,32 @@ func (m *monitor) probeHealth(ctx context.Context) {
 		select {
 		case m.health <- h:
 		default:
+		}
+	}
+}
+
+// addressGrace is how long after the server says it is up or ready its
+// address may still come before the guess is probed after all.
+const addressGrace = 3 * time.Second
+
+// awaitAddress waits until the server, told to take any port, prints the
+// address it got (baseURL is that address then), or until it has said it
+// is up or ready and addressGrace passed without one (a build that prints
+// none: the guess is probed). It returns false when ctx ended.
+func (m *monitor) awaitAddress(ctx context.Context) bool {
+	var giveUp <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-m.retarget:
+			return true
+		case <-m.nudge:
+			if giveUp == nil {
+				giveUp = time.After(addressGrace)
+			}
+		case <-giveUp:
+			return true
 		}
 	}
 }
