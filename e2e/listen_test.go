@@ -24,7 +24,7 @@ const (
 // helperServer runs the named server until it is stopped, or a minute at
 // most, and returns its exit status.
 func helperServer(name string) int {
-	if name != "llama-any-port" {
+	if name != "llama-any-port" && name != "llama-socket" {
 		fmt.Fprintf(os.Stderr, "unknown helper server %q\n", name)
 		return 2
 	}
@@ -35,11 +35,20 @@ func helperServer(name string) int {
 		}
 	}
 	// llama-server --port 0 (b10587): the kernel picks the port, and the
-	// server names it in its "listening on" line.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// server names it in its "listening on" line; --host PATH.sock: a
+	// Unix socket, named unix://PATH.
+	network, addr, shown := "tcp", "127.0.0.1:0", ""
+	if name == "llama-socket" {
+		network, addr = "unix", os.Args[len(os.Args)-1]
+		shown = "unix://" + addr
+	}
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if shown == "" {
+		shown = "http://" + ln.Addr().String()
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"status":"ok"}`) })
@@ -47,7 +56,7 @@ func helperServer(name string) int {
 	fmt.Println("0.00.011.101 I srv    load_model: loading model 'tiny.gguf'")
 	fmt.Println("0.00.853.903 I srv    load_model: initializing slots, n_slots = 4")
 	fmt.Println("0.00.856.470 I srv  llama_server: model loaded")
-	fmt.Printf("0.00.856.501 I srv  llama_server: listening on http://%s\n", ln.Addr())
+	fmt.Printf("0.00.856.501 I srv  llama_server: listening on %s\n", shown)
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	select {
@@ -93,5 +102,39 @@ func TestRunProbesWhereTheServerListens(t *testing.T) {
 	}
 	if !moved {
 		t.Errorf("no note that vigil probes where the server listens\n%s", v.stdout.String())
+	}
+}
+
+// TestRunProbesAUnixSocket: llama-server started with --host PATH.sock
+// listens on a Unix socket; vigil probes it there and finds it ready,
+// with no warning that nothing answers.
+func TestRunProbesAUnixSocket(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	pidfile := sb.path("server.pid")
+	killPidfileGroupAtEnd(t, pidfile)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := sb.path("llama.sock")
+	v := startVigil(t, sb.with(helperServerEnv+"=llama-socket", helperPidEnv+"="+pidfile),
+		"run", "--json", "--server", "llamacpp", "--timeout", "60s", "--", self, "--host", sock)
+	if !v.wait(t, 50*time.Second) {
+		return
+	}
+	got := expectVerdict(t, v, "ready", "")
+	if ev := strings.Join(evidence(got), "\n"); !strings.Contains(ev, "GET /health -> 200") {
+		t.Errorf("evidence %q; want the socket's health answer", ev)
+	}
+	events, _, _ := parseEvents(v.stdout.Bytes())
+	for _, e := range events {
+		if e.str("event") == "warning" {
+			t.Errorf("warning %q", e.str("message"))
+		}
+		if e.str("event") == "start" && e.str("url") != "unix://"+sock {
+			t.Errorf("start event's url %q, want the socket", e.str("url"))
+		}
 	}
 }

@@ -354,6 +354,26 @@ port_zero_case() {
     grep -q 'probing there' "$out" || moved=unmoved
     check "$name" "$expected" "$(verdict_of "$out")/$moved"
 }
+# socket_case NAME EXPECTED [VIGIL FLAG...]: llama-server --host PATH.sock
+# listens on a Unix socket; vigil, given no --url, probes it there.
+socket_case() {
+    local name=$1 expected=$2
+    shift 2
+    want "$name" || return 0
+    local out=$WORK/out/$name.json
+    rm -f "$WORK/$name.sock"
+    timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" "$@" \
+        -- "$LLAMA" --host "$WORK/$name.sock" -m "$M/tiny.gguf" >"$out" 2>"$WORK/out/$name.err"
+    stop_pid "$(pid_of "$out")"
+    local answered=answered
+    grep -q '"code":200,"event":"health"' "$out" || answered=unanswered
+    check "$name" "$expected" "$(verdict_of "$out")/$answered"
+}
+# "/answered": the health endpoint answered 200 over the socket (not the
+# ready line trusted alone).
+socket_case ready-socket ready/answered
+socket_case smoke-socket failed/bad_output/answered --smoke
+
 port_zero_case ready-port-zero ready/moved
 # The smoke request goes there too (random weights: bad output, not a
 # refused connection).

@@ -96,7 +96,7 @@ func NewClient(baseURL, apiKey string, o Options) *openai.Client {
 	return &openai.Client{
 		BaseURL:      baseURL,
 		APIKey:       apiKey,
-		HTTP:         &http.Client{Transport: openai.NewTransport(slices.Max(o.Concurrency))},
+		HTTP:         &http.Client{Transport: openai.NewTransportTo(baseURL, slices.Max(o.Concurrency))},
 		StallTimeout: o.StallTimeout,
 	}
 }

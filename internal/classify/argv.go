@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +54,9 @@ func GuessURL(kind string, argv []string, getenv func(string) string) string {
 			}
 		}
 	}
+	if sock := socketPath(pr, argv, host); sock != "" {
+		return "unix://" + sock
+	}
 	if port == 0 {
 		port = Lookup(kind).DefaultPort
 		if port == 0 {
@@ -63,6 +67,34 @@ func GuessURL(kind string, argv []string, getenv func(string) string) string {
 		host = "[" + host + "]"
 	}
 	return fmt.Sprintf("http://%s:%d", host, port)
+}
+
+// socketPath is the Unix socket argv puts the server on, as an absolute
+// path (a relative one is taken from vigil's working directory, which a
+// server vigil launches shares), or "".
+func socketPath(pr *Profile, argv []string, host string) string {
+	path := ""
+	if pr.SocketFlag != "" {
+		for i, a := range argv {
+			name, val, hasVal := strings.Cut(a, "=")
+			if name == pr.SocketFlag {
+				if !hasVal && i+1 < len(argv) {
+					val = argv[i+1]
+				}
+				path = val
+			}
+		}
+	}
+	if path == "" && pr.HostSocket && strings.HasSuffix(host, ".sock") {
+		path = host
+	}
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path
 }
 
 // PicksAnyPort reports whether argv asks for port 0, which has the kernel

@@ -1,6 +1,9 @@
 package classify
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 func TestGuessURL(t *testing.T) {
 	tests := []struct {
@@ -20,6 +23,13 @@ func TestGuessURL(t *testing.T) {
 		{"a flag wins over the variable", "llamacpp", []string{"llama-server", "--port", "9000"}, "http://10.0.0.7:9000"},
 		{"tgi's PORT", "tgi", []string{"text-generation-launcher"}, "http://127.0.0.1:8088"},
 		{"another kind's variable", "vllm", []string{"vllm", "serve", "m"}, "http://127.0.0.1:8000"},
+		// Unix sockets: llama-server's --host PATH.sock, vLLM's --uds.
+		{"llama-server on a socket", "llamacpp", []string{"llama-server", "--host", "/run/llama.sock"}, "unix:///run/llama.sock"},
+		{"llama-server's socket variable", "llamacpp", []string{"env", "LLAMA_ARG_HOST=/run/l.sock", "llama-server"}, "unix:///run/l.sock"},
+		{"llama-server on a relative socket", "llamacpp", []string{"llama-server", "--host", "l.sock"}, "unix://" + mustAbs(t, "l.sock")},
+		{"vLLM --uds", "vllm", []string{"vllm", "serve", "m", "--uds", "/tmp/v.sock"}, "unix:///tmp/v.sock"},
+		{"vLLM --uds=", "vllm", []string{"vllm", "serve", "m", "--uds=/tmp/v.sock", "--port", "9000"}, "unix:///tmp/v.sock"},
+		{"a .sock host elsewhere is a host", "sglang", []string{"python", "-m", "sglang.launch_server", "--host", "x.sock"}, "http://x.sock:30000"},
 	}
 	env := map[string]string{"LLAMA_ARG_PORT": "18150", "LLAMA_ARG_HOST": "10.0.0.7", "PORT": "8088"}
 	for _, tt := range tests {
@@ -89,4 +99,13 @@ func TestReadyLineHidden(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

@@ -44,10 +44,10 @@ var addressLines = []struct {
 	{lit: "server is listening, hostname: ", hostPort: true},
 }
 
-// ListenAddress returns the base URL (scheme://host:port) a line says the
-// server listens at, or "". A wildcard host (0.0.0.0, ::) is given as the
-// loopback address of its family, where a local client reaches it; a Unix
-// socket is no address here.
+// ListenAddress returns the base URL (scheme://host:port, or unix:///PATH
+// for a Unix socket) a line says the server listens at, or "". A wildcard
+// host (0.0.0.0, ::) is given as the loopback address of its family, where
+// a local client reaches it.
 func ListenAddress(line string) string {
 	for _, a := range addressLines {
 		i := strings.Index(line, a.lit)
@@ -55,17 +55,42 @@ func ListenAddress(line string) string {
 			continue
 		}
 		rest := line[i+len(a.lit):]
-		if a.hostPort {
+		switch {
+		case a.hostPort:
 			return hostPortAddress(rest)
+		case strings.HasPrefix(rest, "unix socket "):
+			// uvicorn --uds: "unix socket /tmp/x.sock (Press CTRL+C ...)".
+			return socketAddress(rest[len("unix socket "):])
+		}
+		// The address follows some words ("0 on http://...").
+		if j := strings.Index(rest, "unix:"); j >= 0 && (j == 0 || rest[j-1] == ' ') {
+			// llama-server's unix://PATH, vLLM's unix:PATH.
+			r := rest[j+len("unix:"):]
+			if strings.HasPrefix(r, "//") {
+				r = r[2:]
+			}
+			return socketAddress(r)
 		}
 		if j := strings.Index(rest, "://"); j >= 0 {
-			// The URL follows some words ("0 on http://...").
 			k := strings.LastIndexByte(rest[:j], ' ')
 			return urlAddress(rest[k+1:])
 		}
 		return ""
 	}
 	return ""
+}
+
+// socketAddress reads a socket's absolute path up to the first space:
+// unix:///PATH, or "" when there is none (a relative path is the server's
+// working directory's, which a reader of its log does not know).
+func socketAddress(s string) string {
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) < 2 || s[0] != '/' || strings.ContainsAny(s, "\x00\t\r\n") {
+		return ""
+	}
+	return "unix://" + s
 }
 
 // urlAddress reads scheme://host:port at the start of s.

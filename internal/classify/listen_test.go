@@ -3,6 +3,7 @@ package classify
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,13 +16,15 @@ func TestListenAddress(t *testing.T) {
 		{"llama-server --port 0", "llama_server: listening on http://127.0.0.1:34737", "http://127.0.0.1:34737"},
 		{"llama-server on all interfaces", "llama_server: listening on http://0.0.0.0:9931", "http://127.0.0.1:9931"},
 		{"llama-server with TLS", "llama_server: listening on https://[::]:8443", "https://[::1]:8443"},
-		{"llama-server on a Unix socket", "llama_server: listening on unix:///run/llama.sock", ""},
+		{"llama-server on a Unix socket", "llama_server: listening on unix:///run/llama.sock", "unix:///run/llama.sock"},
+		{"llama-server on a relative socket", "llama_server: listening on unix://llama.sock", ""},
+		{"vLLM on a Unix socket", "Starting vLLM API server 0 on unix:/tmp/vllm.sock", "unix:///tmp/vllm.sock"},
 		{"older llama-server", "main: server is listening on http://0.0.0.0:8008 - starting the main loop", "http://127.0.0.1:8008"},
 		{"older llama-server, fields", "main: HTTP server is listening, hostname: 0.0.0.0, port: 8080, http threads: 31", "http://127.0.0.1:8080"},
 		{"uvicorn", "Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)", "http://127.0.0.1:30000"},
 		{"uvicorn on one address", "Uvicorn running on http://10.1.2.3:8000 (Press CTRL+C to quit)", "http://10.1.2.3:8000"},
 		{"uvicorn on IPv6", "Uvicorn running on http://[::]:8000 (Press CTRL+C to quit)", "http://[::1]:8000"},
-		{"uvicorn on a Unix socket", "Uvicorn running on unix socket /tmp/sglang.sock (Press CTRL+C to quit)", ""},
+		{"uvicorn on a Unix socket", "Uvicorn running on unix socket /tmp/sglang.sock (Press CTRL+C to quit)", "unix:///tmp/sglang.sock"},
 		{"vLLM", "Starting vLLM API server 0 on http://0.0.0.0:8000", "http://127.0.0.1:8000"},
 		{"vLLM before 0.10", "Starting vLLM API server on http://0.0.0.0:8000", "http://127.0.0.1:8000"},
 		{"a port out of range", "Uvicorn running on http://0.0.0.0:70000", ""},
@@ -39,7 +42,7 @@ func TestListenAddress(t *testing.T) {
 
 // FuzzListenAddress: whatever a line holds, the address read from it is
 // none or a base URL a client can dial: http(s), a host, a port in range,
-// no path.
+// no path; or an absolute Unix socket path.
 func FuzzListenAddress(f *testing.F) {
 	for _, s := range []string{
 		"llama_server: listening on http://127.0.0.1:34737",
@@ -53,6 +56,12 @@ func FuzzListenAddress(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		got := ListenAddress(line)
 		if got == "" {
+			return
+		}
+		if path, ok := strings.CutPrefix(got, "unix://"); ok {
+			if !strings.HasPrefix(path, "/") || len(path) < 2 || strings.ContainsAny(path, " \x00\n") {
+				t.Fatalf("ListenAddress(%q) = %q: not an absolute socket path", line, got)
+			}
 			return
 		}
 		u, err := url.Parse(got)

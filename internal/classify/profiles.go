@@ -15,6 +15,11 @@ type Profile struct {
 	// its port and host from when no flag gives them (llama-server's
 	// LLAMA_ARG_PORT, as its container images set).
 	PortEnv, HostEnv string
+	// SocketFlag is the flag that puts the server on a Unix socket
+	// (vLLM's --uds PATH); HostSocket: a host ending in ".sock" is one
+	// (llama-server's --host PATH.sock).
+	SocketFlag string
+	HostSocket bool
 	// HealthPath is the endpoint whose 200 means the server serves.
 	HealthPath string
 	// Order is the order in which the server passes through phases.
@@ -263,6 +268,8 @@ var sglang = &Profile{
 
 var vllm = &Profile{
 	Name: "vllm", DefaultPort: 8000, HealthPath: "/health",
+	// entrypoints/openai/cli_args.py (0.9+): --uds, then no TCP port.
+	SocketFlag: "--uds",
 	// A headless node (`vllm serve --headless`) runs no API server: its
 	// data-parallel engines end their start with the engine core's "init
 	// engine ... took" (v1/engine/core.py), its tensor- or pipeline-
@@ -695,7 +702,10 @@ var llamacpp = &Profile{
 	Name: "llamacpp", DefaultPort: 8080, HealthPath: "/health",
 	// common/arg.cpp (b10587): every flag's LLAMA_ARG_ variable.
 	PortEnv: "LLAMA_ARG_PORT", HostEnv: "LLAMA_ARG_HOST",
-	Notable: llamacppNotable,
+	// tools/server/server-http.cpp (b10587): a hostname ending in .sock is
+	// bound as AF_UNIX.
+	HostSocket: true,
+	Notable:    llamacppNotable,
 	// common/arg.cpp (b10587): --log-disable, --log-file FNAME and
 	// -lv/--verbosity/--log-verbosity N (0 keeps only output, no errors).
 	QuietFlags: []string{"--log-disable", "-lv 0", "--verbosity 0", "--log-verbosity 0", "--log-file *"},

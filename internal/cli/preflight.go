@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vigil/internal/classify"
+	"vigil/internal/endpoint"
 	"vigil/internal/observe"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
@@ -45,6 +46,13 @@ func preflightPort(base string) []preflightFinding {
 	var out []preflightFinding
 	if base == "" {
 		return nil
+	}
+	if sock, ok := endpoint.Socket(base); ok {
+		if c, err := net.DialTimeout("unix", sock, 300*time.Millisecond); err == nil {
+			c.Close()
+			out = append(out, preflightFinding{v.PortInUse, fmt.Sprintf("something already listens on the Unix socket %s", sock)})
+		}
+		return out
 	}
 	if u, err := url.Parse(base); err == nil {
 		addr := net.JoinHostPort(u.Hostname(), u.Port())

@@ -1,16 +1,55 @@
 // Package endpoint parses the server addresses users give on the command
 // line. Every command accepts the same forms and says the same thing about a
 // bad one: a full URL (http://host:port/prefix), host:port, or :port (the
-// local host), as wait4x and curl users expect.
+// local host), as wait4x and curl users expect, or a Unix socket
+// (unix:///path, as llama-server prints it; vLLM's unix:/path too).
 package endpoint
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// unixPrefix begins the base URL of a server on a Unix socket; the
+// socket's absolute path follows.
+const unixPrefix = "unix://"
+
+// Socket returns the socket path of a Unix socket base URL.
+func Socket(base string) (string, bool) {
+	path, ok := strings.CutPrefix(base, unixPrefix)
+	if !ok || path == "" {
+		return "", false
+	}
+	return path, true
+}
+
+// HTTPBase is the URL that requests to base are sent to: base itself, or
+// for a Unix socket http://localhost (the socket is dialled whatever the
+// request names, see [UnixDial]).
+func HTTPBase(base string) string {
+	if _, ok := Socket(base); ok {
+		return "http://localhost"
+	}
+	return base
+}
+
+// UnixDial returns a transport's DialContext that reaches base's Unix
+// socket, or nil when base is no socket (the transport's own dialer).
+func UnixDial(base string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	path, ok := Socket(base)
+	if !ok {
+		return nil
+	}
+	d := net.Dialer{Timeout: 10 * time.Second}
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, "unix", path)
+	}
+}
 
 // Parse returns the base URL of a server: scheme, host, port and any path
 // prefix, without a trailing slash or a trailing /v1 (the OpenAI paths are
@@ -19,10 +58,18 @@ import (
 func Parse(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	bad := func(why string) error {
-		return fmt.Errorf("--url %q: %s (want http://HOST:PORT, HOST:PORT or :PORT)", raw, why)
+		return fmt.Errorf("--url %q: %s (want http://HOST:PORT, HOST:PORT, :PORT or unix:///PATH)", raw, why)
 	}
 	if s == "" {
 		return "", bad("empty")
+	}
+	if rest, ok := strings.CutPrefix(s, "unix:"); ok {
+		// unix:///path and unix:/path.
+		path := "/" + strings.TrimLeft(rest, "/")
+		if !strings.HasPrefix(rest, "/") || path == "/" {
+			return "", bad("a Unix socket needs an absolute path")
+		}
+		return unixPrefix + path, nil
 	}
 	if !strings.Contains(s, "://") {
 		if strings.HasPrefix(s, ":") {

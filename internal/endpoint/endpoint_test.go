@@ -5,6 +5,26 @@ import (
 	"testing"
 )
 
+// TestUnixSocket: a socket's base URL names localhost for HTTP and dials
+// the socket; any other base is left to the transport.
+func TestUnixSocket(t *testing.T) {
+	if p, ok := Socket("http://h:1"); ok || p != "" {
+		t.Errorf("Socket of a TCP base = %q, %v", p, ok)
+	}
+	if p, ok := Socket("unix:///run/llama.sock"); !ok || p != "/run/llama.sock" {
+		t.Errorf("Socket = %q, %v", p, ok)
+	}
+	if got := HTTPBase("unix:///run/llama.sock"); got != "http://localhost" {
+		t.Errorf("HTTPBase = %q", got)
+	}
+	if got := HTTPBase("http://h:1/p"); got != "http://h:1/p" {
+		t.Errorf("HTTPBase of a TCP base = %q", got)
+	}
+	if UnixDial("http://h:1") != nil || UnixDial("unix:///run/llama.sock") == nil {
+		t.Error("UnixDial: want a dialer for a socket only")
+	}
+}
+
 func TestParse(t *testing.T) {
 	tests := []struct {
 		name, in, want, err string
@@ -27,6 +47,10 @@ func TestParse(t *testing.T) {
 		{"no host", "http://:8000", "", "no host"},
 		{"query", "http://h:1/?x=1", "", "a query or fragment"},
 		{"words", "not a url", "", "not a URL or HOST:PORT"},
+		{"Unix socket", "unix:///run/llama.sock", "unix:///run/llama.sock", ""},
+		{"Unix socket, vLLM's form", "unix:/tmp/vllm.sock", "unix:///tmp/vllm.sock", ""},
+		{"Unix socket, relative", "unix:llama.sock", "", "a Unix socket needs an absolute path"},
+		{"Unix socket, no path", "unix://", "", "a Unix socket needs an absolute path"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,7 +59,7 @@ func TestParse(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("Parse(%q) = %q, %v; want error containing %q", tc.in, got, err, tc.err)
 				}
-				if !strings.Contains(err.Error(), "want http://HOST:PORT, HOST:PORT or :PORT") {
+				if !strings.Contains(err.Error(), "want http://HOST:PORT, HOST:PORT, :PORT or unix:///PATH") {
 					t.Fatalf("error %q does not say what is wanted", err)
 				}
 				return

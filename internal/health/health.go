@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"vigil/internal/endpoint"
 	"vigil/internal/observe"
 	"vigil/internal/redact"
 )
@@ -44,19 +45,37 @@ type Prober struct {
 	// that guard their health route with the key they were given.
 	APIKey string
 
-	// moved is the URL Retarget set, which replaces URL.
-	moved atomic.Pointer[string]
+	// moved is the URL Retarget set, which replaces URL; socket is the
+	// Unix socket the probes are dialled on ("": TCP, as URL says).
+	moved  atomic.Pointer[string]
+	socket atomic.Pointer[string]
 }
 
-// Retarget makes the probes from now on go to url instead of URL (the
-// server said where it listens). It is safe while Run goes on.
-func (p *Prober) Retarget(url string) { p.moved.Store(&url) }
+// Retarget makes the probes from now on go to base+path instead of URL
+// (the server said where it listens), a Unix socket base included. It is
+// safe while Run goes on.
+func (p *Prober) Retarget(base, path string) {
+	sock, _ := endpoint.Socket(base)
+	p.socket.Store(&sock)
+	u := endpoint.HTTPBase(base) + path
+	p.moved.Store(&u)
+}
 
 func (p *Prober) target() string {
 	if u := p.moved.Load(); u != nil {
 		return *u
 	}
 	return p.URL
+}
+
+// dial connects a probe: to the Unix socket when there is one, else to
+// the request's address.
+func (p *Prober) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	if s := p.socket.Load(); s != nil && *s != "" {
+		return d.DialContext(ctx, "unix", *s)
+	}
+	return d.DialContext(ctx, network, addr)
 }
 
 // StateAuth is a 401 or 403: the server is up and answering but refuses
@@ -72,17 +91,20 @@ const MaxBody = 4096
 // 250 ms, each allowed 2 s; every 25 ms for 2 s after a nudge or the first
 // 503.
 func New(base, path string) *Prober {
-	return &Prober{
-		Client: &http.Client{
-			Transport:     &http.Transport{DisableKeepAlives: true, Proxy: nil},
-			CheckRedirect: SameHostRedirects,
-		},
-		URL:          base + path,
+	p := &Prober{
+		URL:          endpoint.HTTPBase(base) + path,
 		Interval:     250 * time.Millisecond,
 		Timeout:      2 * time.Second,
 		FastInterval: 25 * time.Millisecond,
 		FastFor:      2 * time.Second,
 	}
+	sock, _ := endpoint.Socket(base)
+	p.socket.Store(&sock)
+	p.Client = &http.Client{
+		Transport:     &http.Transport{DisableKeepAlives: true, Proxy: nil, DialContext: p.dial},
+		CheckRedirect: SameHostRedirects,
+	}
+	return p
 }
 
 // Probe sends one request and classifies the answer.
@@ -217,10 +239,12 @@ func (p *Prober) RunNudged(ctx context.Context, out chan<- observe.Health, nudge
 	}
 }
 
-// isRefused is true only for a refused connection: nothing listens. A
-// reset or another failure while connecting is no answer, not absence.
+// isRefused is true only for a refused connection (or a missing Unix
+// socket): nothing listens. A reset or another failure while connecting is
+// no answer, not absence.
 func isRefused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED)
+	// A Unix socket that is not there yet is nothing listening too.
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
 
 func shortErr(err error) string {

@@ -168,3 +168,48 @@ func (r refusing) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// TestProbeUnixSocket: a server on a Unix socket (llama-server --host
+// x.sock, vLLM --uds) is probed there, from the start or once the prober
+// is moved to it; a socket nobody listens on is refused.
+func TestProbeUnixSocket(t *testing.T) {
+	dir := t.TempDir()
+	sock := dir + "/s.sock"
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) })
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	defer srv.Close()
+
+	p := New("unix://"+sock, "/health")
+	if got := p.Probe(context.Background()); got.State != observe.HealthOK {
+		t.Errorf("probe over the socket: %+v, want ok", got)
+	}
+	if got := New("unix://"+dir+"/none.sock", "/health").Probe(context.Background()); got.State != observe.HealthRefused {
+		t.Errorf("probe of a socket nobody listens on: %+v, want refused", got)
+	}
+
+	// A prober moved from a TCP guess to the socket, and back.
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + tcp.Addr().String()
+	tcp.Close()
+	p = New(closed, "/health")
+	if got := p.Probe(context.Background()); got.State != observe.HealthRefused {
+		t.Errorf("probe of the closed guess: %+v, want refused", got)
+	}
+	p.Retarget("unix://"+sock, "/health")
+	if got := p.Probe(context.Background()); got.State != observe.HealthOK {
+		t.Errorf("probe after the move to the socket: %+v, want ok", got)
+	}
+	p.Retarget(closed, "/health")
+	if got := p.Probe(context.Background()); got.State != observe.HealthRefused {
+		t.Errorf("probe after the move back: %+v, want refused", got)
+	}
+}

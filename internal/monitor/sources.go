@@ -379,7 +379,7 @@ func (m *monitor) probeHealth(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case base := <-m.retarget:
-			p.Retarget(base + path)
+			p.Retarget(base, path)
 			port, local = localPort(base)
 			holder = portCheck{}
 			// The answer that decides readiness is there: ask now.
@@ -476,6 +476,9 @@ func (c *portCheck) foreignAnswer(m *monitor, port, pid int) bool {
 // sameAddress reports whether two base URLs reach the same listener: the
 // same scheme and port, and the same host or two loopback hosts.
 func sameAddress(a, b string) bool {
+	if strings.HasPrefix(a, "unix:") || strings.HasPrefix(b, "unix:") {
+		return a == b
+	}
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
 	if err1 != nil || err2 != nil {

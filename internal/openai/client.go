@@ -22,11 +22,12 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"vigil/internal/endpoint"
 
+	"vigil/internal/endpoint"
 	"vigil/internal/redact"
 )
 
@@ -75,12 +76,29 @@ func NewTransport(conns int) *http.Transport {
 	}
 }
 
+// NewTransportTo is NewTransport for the server at base: one on a Unix
+// socket is dialled there (see [endpoint.UnixDial]).
+func NewTransportTo(base string, conns int) *http.Transport {
+	t := NewTransport(conns)
+	if dial := endpoint.UnixDial(base); dial != nil {
+		t.DialContext, t.Proxy = dial, nil
+	}
+	return t
+}
+
 func (c *Client) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
+	if _, ok := endpoint.Socket(c.BaseURL); ok {
+		hc, _ := socketHTTP.LoadOrStore(c.BaseURL, &http.Client{Transport: NewTransportTo(c.BaseURL, 64)})
+		return hc.(*http.Client)
+	}
 	return defaultHTTP
 }
+
+// socketHTTP holds a client per Unix socket, for clients given none.
+var socketHTTP sync.Map
 
 var defaultHTTP = &http.Client{Transport: NewTransport(64)}
 
@@ -138,7 +156,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, endpoint.HTTPBase(c.BaseURL)+path, rd)
 	if err != nil {
 		return nil, err
 	}

@@ -266,3 +266,26 @@ func TestRefusedKeyIsAuthAndRedacted(t *testing.T) {
 		t.Error("a 500 counted as auth")
 	}
 }
+
+// TestUnixSocket: a server on a Unix socket is reached through it, by a
+// client given no HTTP client and by one over NewTransportTo.
+func TestUnixSocket(t *testing.T) {
+	sock := t.TempDir() + "/s.sock"
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: openaitest.New(openaitest.Config{Model: "on-a-socket"})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	base := "unix://" + sock
+	for _, c := range []*Client{
+		{BaseURL: base},
+		{BaseURL: base, HTTP: &http.Client{Transport: NewTransportTo(base, 2)}},
+	} {
+		models, err := c.Models(context.Background())
+		if err != nil || len(models) != 1 || models[0] != "on-a-socket" {
+			t.Errorf("Models over the socket = %q, %v", models, err)
+		}
+	}
+}

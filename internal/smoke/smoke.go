@@ -86,7 +86,7 @@ func check(ctx context.Context, opts Options) Result {
 	defer cancel()
 	c := &openai.Client{BaseURL: base, APIKey: opts.APIKey, HTTP: opts.HTTPClient}
 	if c.HTTP == nil {
-		c.HTTP = &http.Client{Transport: openai.NewTransport(1)}
+		c.HTTP = &http.Client{Transport: openai.NewTransportTo(base, 1)}
 	}
 	fail := func(endpoint string, err error) Result {
 		res.Endpoint = endpoint
