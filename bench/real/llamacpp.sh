@@ -339,6 +339,15 @@ notable_case notable-slot-capped ready+llamacpp.slot_ctx_capped -- -m "$M/tiny.g
 # No -m and nothing cached: a router with no model to serve.
 notable_case notable-router-empty ready+llamacpp.router_no_models LLAMA_CACHE="$WORK/empty-cache" HOME="$WORK/home" --
 
+# The server's own --api-key is sent with the smoke request (random
+# weights: bad output, not a refused key), and is printed nowhere: not in
+# vigil's output, the log vigil keeps, or its history.
+run_case smoke-api-key failed/bad_output --smoke -- -m "$M/tiny.gguf" --api-key sk-vigil-real-secret-0123456789
+if want smoke-api-key; then
+    leaks=$(grep -rl sk-vigil-real-secret-0123456789 "$WORK/out/smoke-api-key.json" "$WORK/out/smoke-api-key.err" "$XDG_STATE_HOME/vigil" 2>/dev/null | wc -l)
+    check smoke-api-key-secret "leaks0" "leaks$leaks"
+fi
+
 # port_zero_case NAME EXPECTED [VIGIL FLAG...]: llama-server --port 0 takes
 # a port the kernel picks and names it in its "listening on" line; vigil,
 # given no --url, guesses 8080 and must move to that address ("/moved":
