@@ -382,6 +382,19 @@ socket_case() {
 # ready line trusted alone).
 socket_case ready-socket ready/answered
 socket_case smoke-socket failed/bad_output/answered --smoke
+# A socket file an earlier server left (killed before it removed it):
+# the bind fails, and preflight said so before the launch.
+if want stale-socket; then
+    rm -f "$WORK/stale.sock"
+    "$PY" -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$WORK/stale.sock"
+    out=$WORK/out/stale-socket.json
+    timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/stale-socket.log" \
+        -- "$LLAMA" --host "$WORK/stale.sock" -m "$M/tiny.gguf" >"$out" 2>"$WORK/out/stale-socket.err"
+    stop_pid "$(pid_of "$out")"
+    said=said
+    grep -q 'a socket file is left at' "$out" || said=unsaid
+    check stale-socket "failed/config@llamacpp.bind_socket/said" "$(verdict_of "$out" @)/$said"
+fi
 
 port_zero_case ready-port-zero ready/moved
 # The smoke request goes there too (random weights: bad output, not a

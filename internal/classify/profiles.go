@@ -740,6 +740,12 @@ var llamacpp = &Profile{
 		// ("couldn't bind HTTP server socket, hostname: H, port: P": on a
 		// loopback or wildcard host the port is taken; on another, the
 		// address is more likely not this machine's.)
+		// tools/server/server-http.cpp: a hostname ending in .sock is a
+		// Unix socket; its bind fails on a socket file an earlier server
+		// left (killed before it removed it) or a directory that is not
+		// there or not writable.
+		{ID: "llamacpp.bind_socket", Matcher: re("couldn't bind HTTP server socket", `couldn't bind HTTP server socket, hostname: [^,]*\.sock,`), Cause: v.Config, Fatal: true, Title: "the server could not create its Unix socket",
+			Hint: "a socket file an earlier server left at that path blocks the bind: remove it if nothing listens on it (`ss -xlp | grep PATH`); otherwise the socket's directory is missing or not writable by the server"},
 		{ID: "llamacpp.bind", Matcher: re("couldn't bind HTTP server socket", `couldn't bind HTTP server socket(?:, hostname: (?:127\.0\.0\.1|0\.0\.0\.0|localhost|::1?|\[::1?\]),|$)`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 			Hint: "another process listens on the port: find it with `ss -ltnp 'sport = :{port}'` and stop it, or choose another --port"},
 		{ID: "llamacpp.bind_host", Matcher: lit("couldn't bind HTTP server socket"), Cause: v.Config, Fatal: true, Title: "the server could not bind its --host address",

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"vigil/internal/classify"
@@ -43,17 +45,23 @@ func portToCheck(base string, guessed bool, argv []string) string {
 // preflightPort is the check that must come before the launch: once the
 // server runs, the port is its own. base "" checks nothing.
 func preflightPort(base string) []preflightFinding {
-	var out []preflightFinding
 	if base == "" {
 		return nil
 	}
 	if sock, ok := endpoint.Socket(base); ok {
-		if c, err := net.DialTimeout("unix", sock, 300*time.Millisecond); err == nil {
+		c, err := net.DialTimeout("unix", sock, 300*time.Millisecond)
+		if err == nil {
 			c.Close()
-			out = append(out, preflightFinding{v.PortInUse, fmt.Sprintf("something already listens on the Unix socket %s", sock)})
+			return []preflightFinding{{v.PortInUse, fmt.Sprintf("something already listens on the Unix socket %s", sock)}}
 		}
-		return out
+		// A socket file nothing listens on: an earlier server was killed
+		// before it removed it, and a new one cannot bind there.
+		if fi, serr := os.Lstat(sock); serr == nil && fi.Mode()&os.ModeSocket != 0 && errors.Is(err, syscall.ECONNREFUSED) {
+			return []preflightFinding{{v.Config, fmt.Sprintf("a socket file is left at %s with nothing listening on it: the server cannot bind there until it is removed", sock)}}
+		}
+		return nil
 	}
+	var out []preflightFinding
 	if u, err := url.Parse(base); err == nil {
 		addr := net.JoinHostPort(u.Hostname(), u.Port())
 		if c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond); err == nil {

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"vigil/internal/procfind"
+	v "vigil/internal/verdict"
 )
 
 // vigil's ancestors (timeout, a wrapper script) and descendants (the
@@ -67,5 +70,48 @@ func TestPortToCheck(t *testing.T) {
 	}
 	if f := preflightPort(""); f != nil {
 		t.Errorf("preflightPort(\"\") = %v, want nothing checked", f)
+	}
+}
+
+// TestPreflightSocket: a Unix socket something listens on is taken; a
+// socket file nothing listens on (its server was killed) blocks the bind;
+// no file is no finding.
+func TestPreflightSocket(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "live.sock")
+	l, err := net.Listen("unix", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	stale := filepath.Join(dir, "stale.sock")
+	sl, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl.(*net.UnixListener).SetUnlinkOnClose(false)
+	sl.Close()
+	tests := []struct {
+		name, sock string
+		cause      v.Cause
+		text       string
+	}{
+		{"listening", live, v.PortInUse, "something already listens on the Unix socket"},
+		{"stale file", stale, v.Config, "a socket file is left at"},
+		{"no file", filepath.Join(dir, "none.sock"), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := preflightPort("unix://" + tt.sock)
+			if tt.text == "" {
+				if len(f) != 0 {
+					t.Errorf("findings %v, want none", f)
+				}
+				return
+			}
+			if len(f) != 1 || f[0].cause != tt.cause || !strings.Contains(f[0].text, tt.text) {
+				t.Errorf("findings %v, want one of cause %s saying %q", f, tt.cause, tt.text)
+			}
+		})
 	}
 }
