@@ -23,8 +23,9 @@ func SaysListening(line string) bool {
 }
 
 // addressLines are the literals after which a server prints the address
-// its HTTP server listens on, as scheme://host:port or, with hostPort,
-// as "hostname: H, port: P".
+// its HTTP server listens on: scheme://host:port, a Unix socket (unix:PATH,
+// unix://PATH, uvicorn's "unix socket PATH") or, with hostPort,
+// "hostname: H, port: P".
 var addressLines = []struct {
 	lit      string
 	hostPort bool
