@@ -66,6 +66,21 @@ func helperServer(name string) int {
 	return 0
 }
 
+// runHelperServer starts `vigil run` of this binary as the named helper
+// server, given args, and returns vigil and the file the server writes its
+// pid to (its group is killed when t ends).
+func runHelperServer(t *testing.T, sb *sandbox, name string, args ...string) (*vigilProc, string) {
+	t.Helper()
+	pidfile := sb.path("server.pid")
+	killPidfileGroupAtEnd(t, pidfile)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{"run", "--json", "--server", "llamacpp", "--timeout", "60s", "--", self}, args...)
+	return startVigil(t, sb.with(helperServerEnv+"="+name, helperPidEnv+"="+pidfile), argv...), pidfile
+}
+
 // TestRunProbesWhereTheServerListens: llama-server started with --port 0
 // listens where the kernel put it; vigil, which could only guess 8080
 // from the command line, probes nothing until the server prints its
@@ -74,20 +89,12 @@ func TestRunProbesWhereTheServerListens(t *testing.T) {
 	needVigil(t)
 	takeSlot(t)
 	sb := newSandbox(t)
-	pidfile := sb.path("server.pid")
-	killPidfileGroupAtEnd(t, pidfile)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := startVigil(t, sb.with(helperServerEnv+"=llama-any-port", helperPidEnv+"="+pidfile),
-		"run", "--json", "--server", "llamacpp", "--timeout", "60s", "--", self, "--port", "0")
+	v, pidfile := runHelperServer(t, sb, "llama-any-port", "--port", "0")
 	if !v.wait(t, 50*time.Second) {
 		return
 	}
 	expectVerdict(t, v, "ready", "")
-	pid := readPid(pidfile)
-	if pid == 0 {
+	if readPid(pidfile) == 0 {
 		t.Fatalf("the server never wrote its pid\n%s", v.excerpt())
 	}
 	events, _, _ := parseEvents(v.stdout.Bytes())
@@ -112,15 +119,8 @@ func TestRunProbesAUnixSocket(t *testing.T) {
 	needVigil(t)
 	takeSlot(t)
 	sb := newSandbox(t)
-	pidfile := sb.path("server.pid")
-	killPidfileGroupAtEnd(t, pidfile)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	sock := sb.path("llama.sock")
-	v := startVigil(t, sb.with(helperServerEnv+"=llama-socket", helperPidEnv+"="+pidfile),
-		"run", "--json", "--server", "llamacpp", "--timeout", "60s", "--", self, "--host", sock)
+	v, _ := runHelperServer(t, sb, "llama-socket", "--host", sock)
 	if !v.wait(t, 50*time.Second) {
 		return
 	}
