@@ -506,3 +506,28 @@ func TestListenAtMovesOnEachNewAddress(t *testing.T) {
 		t.Errorf("the prober was handed %q", got)
 	}
 }
+
+// TestSameAddress: two base URLs are one listener only with the same
+// scheme and port and the same host, loopback names counting as one.
+func TestSameAddress(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"http://127.0.0.1:8080", "http://localhost:8080", true},
+		{"http://127.0.0.1:8080", "http://[::1]:8080", true},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:9931", false},
+		{"http://10.1.2.3:8000", "http://10.1.2.3:9000", false},
+		{"http://10.1.2.3:8000", "http://10.1.2.4:8000", false},
+		{"http://h", "http://h:80", true},
+		{"https://127.0.0.1:8443", "http://127.0.0.1:8443", false},
+		{"unix:///run/a.sock", "unix:///run/a.sock", true},
+		{"unix:///run/a.sock", "unix:///run/b.sock", false},
+		{"unix:///run/a.sock", "http://127.0.0.1:8080", false},
+	}
+	for _, tt := range tests {
+		if got := sameAddress(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameAddress(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

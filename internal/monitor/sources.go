@@ -471,10 +471,9 @@ func (c *portCheck) foreignAnswer(m *monitor, port, pid int) bool {
 	return true
 }
 
-// localPort returns the port of a base URL on this host (loopback, the
-// unspecified address, or an address of one of its interfaces).
 // sameAddress reports whether two base URLs reach the same listener: the
-// same scheme and port, and the same host or two loopback hosts.
+// same scheme and port, and the same host or two loopback hosts (a Unix
+// socket: the same path).
 func sameAddress(a, b string) bool {
 	if strings.HasPrefix(a, "unix:") || strings.HasPrefix(b, "unix:") {
 		return a == b
@@ -484,13 +483,22 @@ func sameAddress(a, b string) bool {
 	if err1 != nil || err2 != nil {
 		return a == b
 	}
-	pa, _ := localPort(a)
-	pb, _ := localPort(b)
-	if ua.Scheme != ub.Scheme || pa != pb {
+	if ua.Scheme != ub.Scheme || portOf(ua) != portOf(ub) {
 		return false
 	}
 	ha, hb := ua.Hostname(), ub.Hostname()
 	return ha == hb || loopback(ha) && loopback(hb)
+}
+
+// portOf is a URL's port, or its scheme's.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 func loopback(host string) bool {
@@ -501,6 +509,8 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// localPort returns the port of a base URL on this host (loopback, the
+// unspecified address, or an address of one of its interfaces).
 func localPort(base string) (int, bool) {
 	u, err := url.Parse(base)
 	if err != nil {
