@@ -190,21 +190,32 @@ check() { # name expected got
 
 want() { [[ $1 =~ $ONLY ]]; }
 
-# run_case NAME EXPECTED [VIGIL FLAG...] -- [SERVER ARG...]: vigil run.
-run_case() {
-    local name=$1 expected=$2
-    shift 2
-    want "$name" || return 0
+# run_vigil NAME [VIGIL FLAG...] -- [SERVER ARG...]: vigil run of a server
+# on a free port, its events in $WORK/out/NAME.json, the server stopped
+# after; vigil's environment, which the server inherits, gains RUN_ENV
+# (NAME=VALUE words).
+run_vigil() {
+    local name=$1
+    shift
     local vflags=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do vflags+=("$1"); shift; done
     shift
     local port
     port=$(free_port)
     local out=$WORK/out/$name.json
-    timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" \
+    env "${RUN_ENV[@]}" timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" \
         --url "http://127.0.0.1:$port" "${vflags[@]}" -- "$LLAMA" --port "$port" "$@" >"$out" 2>"$WORK/out/$name.err"
     stop_pid "$(pid_of "$out")"
-    check "$name" "$expected" "$(verdict_of "$out" "$expected")"
+}
+RUN_ENV=()
+
+# run_case NAME EXPECTED [VIGIL FLAG...] -- [SERVER ARG...]: vigil run.
+run_case() {
+    local name=$1 expected=$2
+    shift 2
+    want "$name" || return 0
+    run_vigil "$name" "$@"
+    check "$name" "$expected" "$(verdict_of "$WORK/out/$name.json" "$expected")"
 }
 
 # signal_case NAME EXPECTED SIG: SIG to the server while it loads weights.
@@ -310,14 +321,11 @@ notable_case() {
     local name=$1 expected=$2
     shift 2
     want "$name" || return 0
-    local envs=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    local RUN_ENV=() # seen by run_vigil
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do RUN_ENV+=("$1"); shift; done
     shift
-    local port out=$WORK/out/$name.json
-    port=$(free_port)
-    env "${envs[@]}" timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" \
-        --url "http://127.0.0.1:$port" -- "$LLAMA" --port "$port" "$@" >"$out" 2>"$WORK/out/$name.err"
-    stop_pid "$(pid_of "$out")"
+    local out=$WORK/out/$name.json
+    run_vigil "$name" -- "$@"
     local ids
     ids=$("$PY" - "$out" <<'EOF'
 import json, sys
