@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"vigil/internal/lazyre"
 )
 
 // Baseline is what a run is held against: output tokens per second at each
@@ -34,7 +35,7 @@ type BaselineSource interface {
 // Lookup returns b itself: a baseline given on the command line.
 func (b *Baseline) Lookup(context.Context, *Result) (*Baseline, error) { return b, nil }
 
-var specLike = regexp.MustCompile(`^(c=)?\d+:`)
+var specLike = lazyre.New(`^(c=)?\d+:`)
 
 // ParseBaseline reads --baseline: reference figures such as
 // 'c=1:67.76,c=8:410' (output tokens/s by concurrency; "c=" may be left
@@ -42,7 +43,7 @@ var specLike = regexp.MustCompile(`^(c=)?\d+:`)
 // is read now, so a mistake shows before a long benchmark, not after.
 func ParseBaseline(arg string) (*Baseline, error) {
 	arg = strings.TrimSpace(arg)
-	if specLike.MatchString(arg) {
+	if specLike.Get().MatchString(arg) {
 		if _, err := os.Stat(arg); err != nil { // "1:2" could in theory be a file name
 			return parseFigures(arg)
 		}

@@ -36,8 +36,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"vigil/internal/lazyre"
 )
 
 // ErrNotFound is wrapped when a model has no config.json on this machine
@@ -121,7 +122,7 @@ func Locate(model string, getenv func(string) string) (string, error) {
 		}
 		return "", fmt.Errorf("checkpoint %s: a file, not a checkpoint directory: %w", model, ErrNotFound)
 	}
-	if !repoID.MatchString(model) || strings.Contains(model, "..") {
+	if !repoID.Get().MatchString(model) || strings.Contains(model, "..") {
 		return "", fmt.Errorf("checkpoint %s: not a local path or a Hub repository ID: %w", model, ErrNotFound)
 	}
 	cache := hubCache(getenv)
@@ -136,7 +137,7 @@ func Locate(model string, getenv func(string) string) (string, error) {
 }
 
 // repoID is a Hub repository ID: NAME or ORG/NAME.
-var repoID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
+var repoID = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
 
 // hubCache is huggingface_hub's cache directory, from the same variables
 // in the same order.

@@ -3,6 +3,7 @@ package classify
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"vigil/internal/litset"
 	v "vigil/internal/verdict"
@@ -111,7 +112,8 @@ func DetectCommand(argv []string) string {
 // it of every line until it knows the server, so the literals are looked
 // for in one pass (detectLits) rather than one search each.
 func DetectLog(line string) string {
-	found := detectLits.Scan(line)
+	lits, masks := detectLits()
+	found := lits.Scan(line)
 	if found == 0 {
 		// llama.cpp's default prefix, its time since the process started
 		// and a level letter ("0.00.510.178 E srv    load_model: ..."),
@@ -128,7 +130,7 @@ func DetectLog(line string) string {
 		return ""
 	}
 	for i, name := range v.Servers {
-		if found&detectMasks[i] != 0 {
+		if found&masks[i] != 0 {
 			return name
 		}
 	}
@@ -277,13 +279,14 @@ func trailingDigits(s string) int {
 
 // detectLits holds every profile's Detect literals; detectMasks[i] has
 // the bits of v.Servers[i]'s.
-var detectLits, detectMasks = func() (*litset.Set, []uint64) {
+// Built on first use: a command that reads no log does not pay for it.
+var detectLits = sync.OnceValues(func() (*litset.Set, []uint64) {
 	groups := make([][]string, len(v.Servers))
 	for i, name := range v.Servers {
 		groups[i] = Profiles[name].Detect
 	}
 	return litset.NewGroups(groups...)
-}()
+})
 
 // Index is the position of ph in the profile's phase order, or -1.
 func (pr *Profile) Index(ph v.Phase) int {

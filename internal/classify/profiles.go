@@ -2,6 +2,7 @@ package classify
 
 import (
 	"strings"
+	"sync"
 
 	"vigil/internal/litset"
 	v "vigil/internal/verdict"
@@ -1073,16 +1074,16 @@ func ServingOnlyServer(line string) string {
 // step, and most are not (DetectLog, which names the profile to ask,
 // costs more). One pass looks for all of them.
 func MayBeServingOnly(line string) bool {
-	return servingOnlyLits.Scan(line) != 0
+	return servingOnlyLits().Scan(line) != 0
 }
 
-var servingOnlyLits = func() *litset.Set {
+var servingOnlyLits = sync.OnceValue(func() *litset.Set {
 	var lits []string
 	for _, name := range v.Servers {
 		lits = append(lits, Profiles[name].ServingOnly...)
 	}
 	return litset.New(lits...)
-}()
+})
 
 // ReplayHits calls hit with the offset of each place in text (many
 // lines) where a profile's Replays literal begins, in no order.

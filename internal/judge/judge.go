@@ -11,13 +11,13 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"vigil/internal/classify"
+	"vigil/internal/lazyre"
 	"vigil/internal/learn"
 	"vigil/internal/logline"
 	"vigil/internal/observe"
@@ -1686,7 +1686,7 @@ func clip(s string, n int) string {
 // portInMessage is the port a bind error names: uvicorn's "address
 // ('0.0.0.0', 8000)", TensorRT-LLM's "localhost:8000: [Errno 98]",
 // llama.cpp's "port: 8080".
-var portInMessage = regexp.MustCompile(`(?:', |port: ?|[\w\]]:)(\d{2,5})\b`)
+var portInMessage = lazyre.New(`(?:', |port: ?|[\w\]]:)(\d{2,5})\b`)
 
 // sameRuleText is root's message and those of the other lines its rule
 // matched, one per line: a bind error's port may be on a later line
@@ -1714,7 +1714,7 @@ func fillPort(h, msg string) string {
 		return h
 	}
 	port := "PORT"
-	if m := portInMessage.FindStringSubmatch(msg); m != nil {
+	if m := portInMessage.Get().FindStringSubmatch(msg); m != nil {
 		port = m[1]
 	}
 	return strings.ReplaceAll(h, "{port}", port)

@@ -3,14 +3,15 @@ package scenario
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"vigil/internal/lazyre"
 )
 
 // placeholder is player.py's PLACEHOLDER.
-var placeholder = regexp.MustCompile(`\{(ts|vts|iso|epoch)(?::([+-]?\d+(?:\.\d+)?))?\}`)
+var placeholder = lazyre.New(`\{(ts|vts|iso|epoch)(?::([+-]?\d+(?:\.\d+)?))?\}`)
 
 // maxOffset bounds a placeholder's offset (about 285 years) so that no
 // offset can overflow a time.Duration.
@@ -29,8 +30,8 @@ func Render(line string, now time.Time) string {
 	if !strings.Contains(line, "{") {
 		return line
 	}
-	return placeholder.ReplaceAllStringFunc(line, func(m string) string {
-		sub := placeholder.FindStringSubmatch(m)
+	return placeholder.Get().ReplaceAllStringFunc(line, func(m string) string {
+		sub := placeholder.Get().FindStringSubmatch(m)
 		t := now
 		if sub[2] != "" {
 			off, err := strconv.ParseFloat(sub[2], 64)

@@ -3,9 +3,9 @@ package smoke
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"vigil/internal/lazyre"
 	"vigil/internal/openai"
 )
 
@@ -23,17 +23,17 @@ type Probe struct {
 	// APIs (a base model continues it).
 	Chat, Text string
 	// Want matches a right answer anywhere in the reply.
-	Want *regexp.Regexp
+	Want *lazyre.Regexp
 }
 
 // Probes are asked in this order; the first is [Prompt], whose answer the
 // smoke check already has.
 var Probes = []Probe{
-	{Name: "capital", Chat: Prompt, Text: Prompt, Want: regexp.MustCompile(`(?i)\bparis\b`)},
+	{Name: "capital", Chat: Prompt, Text: Prompt, Want: lazyre.New(`(?i)\bparis\b`)},
 	{Name: "arithmetic", Chat: "What is 7 + 5? Answer with the number only.", Text: "Question: What is 7 + 5?\nAnswer:",
-		Want: regexp.MustCompile(`\b12\b|\btwelve\b`)},
+		Want: lazyre.New(`\b12\b|\btwelve\b`)},
 	{Name: "sequence", Chat: "Continue the sequence and give the next number only: 1, 2, 3, 4, 5,", Text: "1, 2, 3, 4, 5,",
-		Want: regexp.MustCompile(`\b6\b|\bsix\b`)},
+		Want: lazyre.New(`\b6\b|\bsix\b`)},
 }
 
 // probeTokens bounds the answers to the probes after the first: enough
@@ -60,10 +60,10 @@ type question struct {
 // askProbes asks the probes after the first through the attempt that
 // answered it, whose answer is first.
 func askProbes(ctx context.Context, c *openai.Client, a attempt, model, first string) []ProbeResult {
-	out := []ProbeResult{{Name: Probes[0].Name, Answer: first, Right: Probes[0].Want.MatchString(first)}}
+	out := []ProbeResult{{Name: Probes[0].Name, Answer: first, Right: Probes[0].Want.Get().MatchString(first)}}
 	for _, p := range Probes[1:] {
 		answer, err := a.ask(ctx, c, model, question{chat: p.Chat, text: p.Text, maxTokens: probeTokens})
-		r := ProbeResult{Name: p.Name, Answer: answer, Right: err == nil && p.Want.MatchString(answer)}
+		r := ProbeResult{Name: p.Name, Answer: answer, Right: err == nil && p.Want.Get().MatchString(answer)}
 		if err != nil {
 			r.Err = openai.Reason(err)
 		}

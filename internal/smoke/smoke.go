@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"vigil/internal/apikey"
+	"vigil/internal/lazyre"
 	"vigil/internal/openai"
 	"vigil/internal/redact"
 )
@@ -281,10 +282,10 @@ func reason(ctx context.Context, err error, timeout time.Duration) string {
 
 // statusMessage picks the message out of an error body, or its start.
 func statusMessage(body string) string {
-	if m := errMessage.FindStringSubmatch(body); m != nil {
+	if m := errMessage.Get().FindStringSubmatch(body); m != nil {
 		return clip(m[1], 120)
 	}
 	return clip(body, 120)
 }
 
-var errMessage = regexp.MustCompile(`"message"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+var errMessage = lazyre.New(`"message"\s*:\s*"((?:[^"\\]|\\.)*)"`)

@@ -311,12 +311,12 @@ func TestProbesKnowTheirAnswers(t *testing.T) {
 	salad := []string{"Saturday reli hol gen ControllerDOCTYPE", " 126 1512 x", "b6 s1x"}
 	for _, p := range Probes {
 		for _, a := range sane[p.Name] {
-			if !p.Want.MatchString(a) {
+			if !p.Want.Get().MatchString(a) {
 				t.Errorf("probe %s: %q is right, but Want does not match it", p.Name, a)
 			}
 		}
 		for _, a := range salad {
-			if p.Want.MatchString(a) {
+			if p.Want.Get().MatchString(a) {
 				t.Errorf("probe %s: %q is wrong, but Want matches it", p.Name, a)
 			}
 		}
