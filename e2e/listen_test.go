@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -53,6 +54,9 @@ func helperServer(name string) int {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"status":"ok"}`) })
 	go func() { _ = http.Serve(ln, mux) }()
+	// As a real server, print nothing in the first 50 ms: vigil watch
+	// takes lines written sooner than that as an earlier run's.
+	time.Sleep(100 * time.Millisecond)
 	fmt.Println("0.00.011.101 I srv    load_model: loading model 'tiny.gguf'")
 	fmt.Println("0.00.853.903 I srv    load_model: initializing slots, n_slots = 4")
 	fmt.Println("0.00.856.470 I srv  llama_server: model loaded")
@@ -135,6 +139,53 @@ func TestRunProbesAUnixSocket(t *testing.T) {
 		}
 		if e.str("event") == "start" && e.str("url") != "unix://"+sock {
 			t.Errorf("start event's url %q, want the socket", e.str("url"))
+		}
+	}
+}
+
+// TestWatchFindsARelativeSocket: a llama-server started elsewhere with
+// --host NAME.sock listens on NAME.sock in its own working directory,
+// which is not vigil's; vigil watch reads that directory from the process
+// and probes the socket there.
+func TestWatchFindsARelativeSocket(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := sb.path("server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	server := exec.Command(self, "--host", "llama.sock")
+	server.Dir, server.Env, server.Stdout = sb.dir, sb.with(helperServerEnv+"=llama-socket"), logFile
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		server.Process.Kill()
+		server.Wait()
+	})
+	pid := strconv.Itoa(server.Process.Pid)
+	v := startVigil(t, sb.env, "watch", "--json", "--server", "llamacpp", "--pid", pid, "--log", logPath, "--timeout", "60s")
+	if !v.wait(t, 50*time.Second) {
+		return
+	}
+	got := expectVerdict(t, v, "ready", "")
+	if ev := strings.Join(evidence(got), "\n"); !strings.Contains(ev, "GET /health -> 200") {
+		t.Errorf("evidence %q; want the socket's health answer", ev)
+	}
+	events, _, _ := parseEvents(v.stdout.Bytes())
+	for _, e := range events {
+		if e.str("event") == "warning" {
+			t.Errorf("warning %q", e.str("message"))
+		}
+		if e.str("event") == "start" && e.str("url") != "unix://"+sb.path("llama.sock") {
+			t.Errorf("start event's url %q, want the socket in the server's directory", e.str("url"))
 		}
 	}
 }

@@ -550,6 +550,27 @@ watch_case watch-during ready during -m "$M/big.gguf" --no-mmap
 watch_case watch-after ready after -m "$M/tiny.gguf"
 watch_case watch-before-fails failed/model_load before -m "$M/truncated.gguf"
 
+# A server started in its own directory with --host NAME.sock listens on
+# the socket there, and says "listening on unix://NAME.sock"; vigil watch,
+# run from another directory with --pid and no --url, reads the process's
+# directory and probes the socket there ("/answered").
+if want watch-relative-socket; then
+    name=watch-relative-socket
+    log=$WORK/logs/$name.log out=$WORK/out/$name.json
+    mkdir -p "$WORK/srvdir"
+    rm -f "$WORK/srvdir/rel.sock"
+    : >"$log"
+    (cd "$WORK/srvdir" && exec "$LLAMA" --host rel.sock -m "$M/tiny.gguf" >>"$log" 2>&1 </dev/null) &
+    SPID=$!
+    PIDS+=("$SPID")
+    wait_for "$log" 'loading model' 30 || true
+    timeout 90 "$VIGIL" watch --json --timeout 60s --pid "$SPID" --log "$log" >"$out" 2>"$WORK/out/$name.err"
+    stop_pid "$SPID"
+    answered=answered
+    grep -q '"code":200,"event":"health"' "$out" || answered=unanswered
+    check "$name" ready/answered "$(verdict_of "$out")/$answered"
+fi
+
 # --- vigil explain on the real logs --------------------------------------------
 
 # explain_case NAME EXPECTED FILE...: the last run's verdict.

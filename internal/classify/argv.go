@@ -28,8 +28,10 @@ var (
 // HostEnv: an "env NAME=VALUE" before the command, else getenv, the
 // environment the server is started with; nil when it is not known),
 // else the kind's default port on 127.0.0.1. Wildcard addresses become
-// 127.0.0.1.
-func GuessURL(kind string, argv []string, getenv func(string) string) string {
+// 127.0.0.1. dir is the server's working directory, which a relative
+// socket path is read from ("" when it is vigil's own, as for a server
+// vigil launches).
+func GuessURL(kind string, argv []string, getenv func(string) string, dir string) string {
 	host, port := "127.0.0.1", 0
 	pr := Lookup(kind)
 	if v := envValue(pr.HostEnv, argv, getenv); v != "" && v != "0.0.0.0" && v != "::" && v != "[::]" {
@@ -54,7 +56,7 @@ func GuessURL(kind string, argv []string, getenv func(string) string) string {
 			}
 		}
 	}
-	if sock := socketPath(pr, argv, host); sock != "" {
+	if sock := socketPath(pr, argv, host, dir); sock != "" {
 		return "unix://" + sock
 	}
 	if port == 0 {
@@ -70,9 +72,9 @@ func GuessURL(kind string, argv []string, getenv func(string) string) string {
 }
 
 // socketPath is the Unix socket argv puts the server on, as an absolute
-// path (a relative one is taken from vigil's working directory, which a
-// server vigil launches shares), or "".
-func socketPath(pr *Profile, argv []string, host string) string {
+// path (a relative one is taken from dir, or from vigil's working
+// directory when dir is ""), or "".
+func socketPath(pr *Profile, argv []string, host, dir string) string {
 	path := ""
 	if pr.SocketFlag != "" {
 		for i, a := range argv {
@@ -90,6 +92,9 @@ func socketPath(pr *Profile, argv []string, host string) string {
 	}
 	if path == "" {
 		return ""
+	}
+	if dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs

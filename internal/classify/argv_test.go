@@ -9,32 +9,36 @@ func TestGuessURL(t *testing.T) {
 	tests := []struct {
 		name, kind string
 		argv       []string
+		dir        string // the server's working directory
 		want       string
 	}{
-		{"sglang default port", "sglang", []string{"python", "-m", "sglang.launch_server", "--model-path", "m"}, "http://127.0.0.1:30000"},
-		{"host and port", "vllm", []string{"vllm", "serve", "m", "--host", "10.0.0.5", "--port=9000"}, "http://10.0.0.5:9000"},
-		{"wildcard host", "vllm", []string{"vllm", "serve", "m", "--host", "0.0.0.0"}, "http://127.0.0.1:8000"},
-		{"tgi hostname, ipv6", "tgi", []string{"text-generation-launcher", "--hostname", "::1", "--port", "8081"}, "http://[::1]:8081"},
-		{"unknown kind", "", []string{"./server"}, "http://127.0.0.1:8000"},
-		{"bad port is ignored", "llamacpp", []string{"llama-server", "--port", "x"}, "http://10.0.0.7:18150"},
+		{"sglang default port", "sglang", []string{"python", "-m", "sglang.launch_server", "--model-path", "m"}, "", "http://127.0.0.1:30000"},
+		{"host and port", "vllm", []string{"vllm", "serve", "m", "--host", "10.0.0.5", "--port=9000"}, "", "http://10.0.0.5:9000"},
+		{"wildcard host", "vllm", []string{"vllm", "serve", "m", "--host", "0.0.0.0"}, "", "http://127.0.0.1:8000"},
+		{"tgi hostname, ipv6", "tgi", []string{"text-generation-launcher", "--hostname", "::1", "--port", "8081"}, "", "http://[::1]:8081"},
+		{"unknown kind", "", []string{"./server"}, "", "http://127.0.0.1:8000"},
+		{"bad port is ignored", "llamacpp", []string{"llama-server", "--port", "x"}, "", "http://10.0.0.7:18150"},
 		// llama.cpp's container images set LLAMA_ARG_* (common/arg.cpp).
-		{"llama.cpp's port and host variables", "llamacpp", []string{"llama-server", "-m", "x.gguf"}, "http://10.0.0.7:18150"},
-		{"env before the command", "llamacpp", []string{"env", "LLAMA_ARG_PORT=18151", "llama-server"}, "http://10.0.0.7:18151"},
-		{"a flag wins over the variable", "llamacpp", []string{"llama-server", "--port", "9000"}, "http://10.0.0.7:9000"},
-		{"tgi's PORT", "tgi", []string{"text-generation-launcher"}, "http://127.0.0.1:8088"},
-		{"another kind's variable", "vllm", []string{"vllm", "serve", "m"}, "http://127.0.0.1:8000"},
+		{"llama.cpp's port and host variables", "llamacpp", []string{"llama-server", "-m", "x.gguf"}, "", "http://10.0.0.7:18150"},
+		{"env before the command", "llamacpp", []string{"env", "LLAMA_ARG_PORT=18151", "llama-server"}, "", "http://10.0.0.7:18151"},
+		{"a flag wins over the variable", "llamacpp", []string{"llama-server", "--port", "9000"}, "", "http://10.0.0.7:9000"},
+		{"tgi's PORT", "tgi", []string{"text-generation-launcher"}, "", "http://127.0.0.1:8088"},
+		{"another kind's variable", "vllm", []string{"vllm", "serve", "m"}, "", "http://127.0.0.1:8000"},
 		// Unix sockets: llama-server's --host PATH.sock, vLLM's --uds.
-		{"llama-server on a socket", "llamacpp", []string{"llama-server", "--host", "/run/llama.sock"}, "unix:///run/llama.sock"},
-		{"llama-server's socket variable", "llamacpp", []string{"env", "LLAMA_ARG_HOST=/run/l.sock", "llama-server"}, "unix:///run/l.sock"},
-		{"llama-server on a relative socket", "llamacpp", []string{"llama-server", "--host", "l.sock"}, "unix://" + mustAbs(t, "l.sock")},
-		{"vLLM --uds", "vllm", []string{"vllm", "serve", "m", "--uds", "/tmp/v.sock"}, "unix:///tmp/v.sock"},
-		{"vLLM --uds=", "vllm", []string{"vllm", "serve", "m", "--uds=/tmp/v.sock", "--port", "9000"}, "unix:///tmp/v.sock"},
-		{"a .sock host elsewhere is a host", "sglang", []string{"python", "-m", "sglang.launch_server", "--host", "x.sock"}, "http://x.sock:30000"},
+		{"llama-server on a socket", "llamacpp", []string{"llama-server", "--host", "/run/llama.sock"}, "", "unix:///run/llama.sock"},
+		{"llama-server's socket variable", "llamacpp", []string{"env", "LLAMA_ARG_HOST=/run/l.sock", "llama-server"}, "", "unix:///run/l.sock"},
+		{"llama-server on a relative socket", "llamacpp", []string{"llama-server", "--host", "l.sock"}, "", "unix://" + mustAbs(t, "l.sock")},
+		{"vLLM --uds", "vllm", []string{"vllm", "serve", "m", "--uds", "/tmp/v.sock"}, "", "unix:///tmp/v.sock"},
+		{"vLLM --uds=", "vllm", []string{"vllm", "serve", "m", "--uds=/tmp/v.sock", "--port", "9000"}, "", "unix:///tmp/v.sock"},
+		// vigil watch reads the process's working directory.
+		{"a watched server's relative socket", "llamacpp", []string{"llama-server", "--host", "l.sock"}, "/srv/llm", "unix:///srv/llm/l.sock"},
+		{"a watched server's absolute socket", "vllm", []string{"vllm", "serve", "m", "--uds", "/tmp/v.sock"}, "/srv/llm", "unix:///tmp/v.sock"},
+		{"a .sock host elsewhere is a host", "sglang", []string{"python", "-m", "sglang.launch_server", "--host", "x.sock"}, "", "http://x.sock:30000"},
 	}
 	env := map[string]string{"LLAMA_ARG_PORT": "18150", "LLAMA_ARG_HOST": "10.0.0.7", "PORT": "8088"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := GuessURL(tt.kind, tt.argv, func(k string) string { return env[k] }); got != tt.want {
+			if got := GuessURL(tt.kind, tt.argv, func(k string) string { return env[k] }, tt.dir); got != tt.want {
 				t.Errorf("GuessURL = %s, want %s", got, tt.want)
 			}
 		})

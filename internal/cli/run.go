@@ -140,7 +140,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	shownArgv := red.Argv(argv)
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = classify.GuessURL(kind, argv, env.Getenv), true
+		base, guessed = classify.GuessURL(kind, argv, env.Getenv, ""), true
 	}
 	// Strict mode checks everything before launching; warn mode only the
 	// port, and the host once the server runs, so as not to delay it.

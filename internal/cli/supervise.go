@@ -109,7 +109,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = classify.GuessURL(kind, argv, env.Getenv), true
+		base, guessed = classify.GuessURL(kind, argv, env.Getenv, ""), true
 	}
 	// The endpoints are taken before the server starts: an address in use
 	// is a usage error, with nothing launched.

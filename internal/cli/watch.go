@@ -144,8 +144,10 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		}
 	}
 	var argv []string
+	dir := "" // the server's working directory, for a relative socket
 	if opts.pid > 0 {
 		argv = procfind.FS{}.Cmdline(opts.pid)
+		dir = procfind.FS{}.Cwd(opts.pid)
 	}
 	kind := opts.kind()
 	if kind == "" {
@@ -157,7 +159,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = classify.GuessURL(kind, argv, nil), true
+		base, guessed = classify.GuessURL(kind, argv, nil, dir), true
 	}
 	switch {
 	case opts.pid == 0 && stream != nil:

@@ -53,3 +53,13 @@ func (p FS) ZombieStatus(pid int) (ws syscall.WaitStatus, ok bool) {
 	}
 	return syscall.WaitStatus(status), true
 }
+
+// Cwd is the process's working directory, or "" when it cannot be read
+// (another user's process, one that has ended).
+func (p FS) Cwd(pid int) string {
+	dir, err := os.Readlink(p.path(strconv.Itoa(pid), "cwd"))
+	if err != nil {
+		return ""
+	}
+	return dir
+}

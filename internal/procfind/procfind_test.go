@@ -389,3 +389,25 @@ func TestStill(t *testing.T) {
 		t.Error("Identify(0) succeeded")
 	}
 }
+
+// TestRealCwd: a process's working directory is its own, not the
+// reader's; an ended process has none.
+func TestRealCwd(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("no /proc here")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := startChild(t, `cd "$1" && exec sleep 5`, dir)
+	pid := cmd.Process.Pid
+	waitFor(t, "the child to change directory", func() bool { return FS{}.Cwd(pid) == dir })
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if got := (FS{}).Cwd(pid); got != "" {
+		t.Errorf("Cwd of an ended process = %q, want \"\"", got)
+	}
+}
