@@ -60,6 +60,7 @@ import (
 	"unsafe"
 
 	"vigil/internal/classify"
+	"vigil/internal/life"
 	"vigil/internal/logline"
 	"vigil/internal/stamp"
 	v "vigil/internal/verdict"
@@ -572,12 +573,16 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	// (The run's own clock is looked at first: reading the line's stamp
 	// costs more than everything else here, and a ready run's lines only
 	// count.)
-	if st.end != 0 && st.end < relLimit && st.fatal == 0 && !st.died && c.relativeFrom(i, st.end, sp) {
+	if st.end != 0 && st.end < relLimit && st.fatal == 0 && !st.died && c.relativeFrom(i, st.end, sp) &&
+		(m.flags&fStart == 0 || !c.shutDownBefore(i)) {
 		// llama.cpp's clock runs on from the run's, which nothing ended:
 		// the same process, whatever it prints (its logger's banner after
 		// a download's error). A new one's clock drops back (fRestart),
 		// unless the process before died within milliseconds of its
-		// start: a fatal line said so.
+		// start (a fatal line said so) or shut down in order within
+		// about as long (a banner after its clean-up: on a busy machine a
+		// new process's first line may come later than a short-lived
+		// one's last).
 		return false
 	}
 	if m.flags&fCrash != 0 && st.acceptsCrash(c.bannerOf(i), c.t0(i, sp)) {
@@ -594,6 +599,25 @@ func (c *chunk) accepts(st *runState, i int, sp *stamp.Reader) bool {
 	}
 	t := c.stamp(i, sp)
 	return t != 0 && st.acceptsJump(t)
+}
+
+// shutDownBack is how many lines before a start shutDownBefore reads:
+// llama-server's clean-up line is followed by its memory breakdown, a
+// line per device.
+const shutDownBack = 32
+
+// shutDownBefore reports whether one of the few lines before line i (in
+// this chunk) says the server shut down in order (life.Shutdown).
+func (c *chunk) shutDownBefore(i int) bool {
+	for k := i - 1; k >= 0 && i-k <= shutDownBack; k-- {
+		if c.meta[k].flags&fStart != 0 {
+			return false
+		}
+		if life.Shutdown(c.lines[k].Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // replayed reports whether line i, in a replay of a child's output that

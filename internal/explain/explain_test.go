@@ -824,6 +824,49 @@ func TestClockRunsOnAcrossABanner(t *testing.T) {
 	}
 }
 
+// A llama-server that shut down in order and a new one whose first line
+// came later on its own clock than the first's last (a short life, a busy
+// machine): the clean-up line ends the first process, so the new banner
+// starts a run though no clock dropped back. Real lines (build 10587, -lv
+// 4 then the default), the second's clock moved on by 0.9 s.
+func TestCleanShutdownEndsAProcess(t *testing.T) {
+	log := strings.Join([]string{
+		"0.00.008.008 I cmn  common_param: common_params_print_info: build 10587 (3f545bec) with GNU 12.2.0 for Linux x86_64",
+		"0.00.008.081 I cmn  common_param: common_params_print_info: verbosity = 4 (adjust with the `-lv N` CLI arg)",
+		"0.00.010.984 I srv    load_model: loading model '/models/tiny.gguf'",
+		"0.00.247.022 I srv  llama_server: model loaded",
+		"0.00.247.043 I srv  llama_server: listening on http://127.0.0.1:35489",
+		"0.00.247.405 I srv  update_slots: all slots are idle",
+		"0.00.475.648 I srv    operator(): operator(): cleaning up before exit...",
+		"0.00.477.897 I common_memory_breakdown_print: | memory breakdown [MiB] | total   free    self   model   context   compute    unaccounted |",
+		"0.00.477.971 I common_memory_breakdown_print: |   - Host               |                   19 =    15 +       1 +       3                |",
+		"0.00.906.148 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)",
+		"0.00.909.645 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 45021",
+		"0.00.909.646 I srv    operator(): operator(): cleaning up before exit...",
+		"0.00.909.784 E srv  llama_server: exiting due to HTTP server error",
+	}, "\n") + "\n"
+	runs := readAll(t, strings.NewReader(log), Options{})
+	if len(runs) != 2 {
+		t.Fatalf("got %d runs, want the ready server and the one that could not bind", len(runs))
+	}
+	if r := runs[0]; r.Verdict != v.Ready || r.Lines != 9 {
+		t.Errorf("run 1: %s over %d lines, want ready over 9", r.Verdict, r.Lines)
+	}
+	if r := runs[1]; r.Verdict != v.Failed || r.Cause != v.PortInUse || r.FirstLine != 10 {
+		t.Errorf("run 2: %s/%s from line %d, want failed/port_in_use from line 10", r.Verdict, r.Cause, r.FirstLine)
+	}
+	// Without the clean-up, the clock running on is the same process.
+	var same []string
+	for _, l := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
+		if !strings.Contains(l, "cleaning up before exit") {
+			same = append(same, l)
+		}
+	}
+	if runs := readAll(t, strings.NewReader(strings.Join(same, "\n")+"\n"), Options{}); len(runs) != 1 {
+		t.Errorf("without the clean-up line: %d runs, want one process", len(runs))
+	}
+}
+
 const llamaDownloadNoHTTPS = "0.00.004.179 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:\n  -DLLAMA_BUILD_BORINGSSL=ON\n  -DLLAMA_BUILD_LIBRESSL=ON\n  -DLLAMA_OPENSSL=ON (default, requires OpenSSL dev files installed)\n0.00.004.214 W get_repo_files: failed to resolve commit for ggml-org/nosuch-GGUF\n0.00.004.350 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)\n0.00.004.726 W srv  llama_server: -----------------\n0.00.004.726 W srv  llama_server: CORS is set to allow all origins ('*') and no API key is set\n0.00.004.726 W srv  llama_server: this can be a security risk (cross-origin attacks)\n0.00.004.727 W srv  llama_server: more info: https://github.com/ggml-org/llama.cpp/pull/25655\n0.00.004.727 W srv  llama_server: -----------------\n0.00.007.845 I srv    load_model: loading model 'ggml-org/nosuch-GGUF'\n0.00.007.982 E llama_model_load_from_file_impl: exactly one out metadata, path_model, and file must be defined\n0.00.008.154 E common_fit_params: encountered an error while trying to fit params to free device memory: failed to load model\n0.00.008.248 E llama_model_load_from_file_impl: exactly one out metadata, path_model, and file must be defined\n0.00.008.253 E cmn  common_init_: failed to load model ''\n0.00.008.258 E srv    load_model: failed to load model, ''\n0.00.008.260 I srv    operator(): operator(): cleaning up before exit...\n0.00.009.956 E srv  llama_server: exiting due to model loading error\n"
 
 // llama.cpp with --log-prefix restarted into one file, with no banner
