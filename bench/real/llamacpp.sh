@@ -203,11 +203,12 @@ run_vigil() {
     local port
     port=$(free_port)
     local out=$WORK/out/$name.json
-    env "${RUN_ENV[@]}" timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" \
+    env "${RUN_ENV[@]}" "${RUN_WRAP[@]}" timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" \
         --url "http://127.0.0.1:$port" "${vflags[@]}" -- "$LLAMA" --port "$port" "$@" >"$out" 2>"$WORK/out/$name.err"
     stop_pid "$(pid_of "$out")"
 }
 RUN_ENV=()
+RUN_WRAP=() # a command vigil (and so the server) runs under
 
 # run_case NAME EXPECTED [VIGIL FLAG...] -- [SERVER ARG...]: vigil run.
 run_case() {
@@ -346,6 +347,17 @@ EOF
 notable_case notable-slot-capped ready+llamacpp.slot_ctx_capped -- -m "$M/tiny.gguf" -c 8192
 # No -m and nothing cached: a router with no model to serve.
 notable_case notable-router-empty ready+llamacpp.router_no_models LLAMA_CACHE="$WORK/empty-cache" HOME="$WORK/home" --
+# -ngl on this build, which has no GPU backend: the layers stay on the CPU.
+notable_case notable-no-gpu ready+llamacpp.no_gpu -- -m "$M/tiny.gguf" -ngl 99
+# --mlock under a 16 KiB memlock limit, without the capability that lifts
+# it (root has it): the weights are not locked.
+if command -v prlimit >/dev/null && command -v setpriv >/dev/null; then
+    RUN_WRAP=(prlimit --memlock=16384:16384 setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock)
+    notable_case notable-mlock-failed ready+llamacpp.mlock_failed -- -m "$M/tiny.gguf" --mlock
+    RUN_WRAP=()
+elif want notable-mlock-failed; then
+    say "notable-mlock-failed: no prlimit or setpriv here; skipped"
+fi
 
 # The server's own --api-key is sent with the smoke request (random
 # weights: bad output, not a refused key), and is printed nowhere: not in

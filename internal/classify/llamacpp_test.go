@@ -53,6 +53,11 @@ var llamacppRealLines = []llamaLine{
 	// the reason comes with the load after it.
 	{name: "fit error", line: "0.00.145.488 E common_fit_params: encountered an error while trying to fit params to free device memory: failed to load model", rule: "llamacpp.fit_echo", error: true},
 	{name: "fit warning", line: "0.00.620.828 W common_fit_params: failed to fit params to free device memory: was unable to fit model into system memory by reducing context, abort", benign: true, notable: "llamacpp.fit_failed"},
+	// -ngl 99 on a build without a GPU backend (before the logger starts).
+	{name: "no usable GPU", line: "warning: no usable GPU found, --gpu-layers option will be ignored", benign: true, notable: "llamacpp.no_gpu"},
+	// --mlock under ulimit -l 16, without CAP_IPC_LOCK.
+	{name: "mlock failed", line: "0.00.115.333 W warning: failed to mlock 16715776-byte buffer (after previously locking 0 bytes): Cannot allocate memory", benign: true, notable: "llamacpp.mlock_failed"},
+	{name: "mlock hint", line: "Try increasing RLIMIT_MEMLOCK ('ulimit -l' as root)."},
 	// A missing model.
 	{name: "gguf open", line: "0.00.003.890 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
 	{name: "error loading model", line: "0.00.004.947 E llama_model_load: error loading model: llama_model_loader: failed to load model from missing.gguf", rule: "llamacpp.load", cause: v.ModelLoad, phase: v.Weights, error: true},

@@ -118,6 +118,14 @@ var llamacppNotable = []NotableRule{
 	// capping".
 	{ID: "llamacpp.slot_ctx_capped", Matcher: lit("exceeds the training context of the model"), Effect: EffectCapacity,
 		Meaning: "each slot's context is cut to the model's training context, shorter than -c asked: longer prompts are refused"},
+	// common/arg.cpp -ngl / -ngld (b10587): a build without a GPU backend,
+	// or one that finds no device, prints it before its logger starts.
+	{ID: "llamacpp.no_gpu", Matcher: lit("no usable GPU found"), Effect: EffectSpeed,
+		Meaning: "llama.cpp found no GPU to offload to (a build without GPU support, or no device visible to it): -ngl is ignored and the model runs on the CPU, many times slower"},
+	// src/llama-mmap.cpp llama_mlock (b10587): --mlock (--load-mode
+	// mlock) under a RLIMIT_MEMLOCK smaller than the weights.
+	{ID: "llamacpp.mlock_failed", Matcher: lit("failed to mlock"), Effect: EffectSpeed,
+		Meaning: "the weights are not locked in memory (--mlock): the kernel may page them out, and a request after a quiet spell waits for them to be read again; raise the memlock limit (ulimit -l, systemd's LimitMEMLOCK=, a container's --ulimit memlock)"},
 	// common/fit.cpp (at -lv 4): the context was cut to fit.
 	{ID: "llamacpp.ctx_reduced", Matcher: lit("context size reduced from"), Effect: EffectCapacity,
 		Meaning: "--fit cut the context to what free memory holds: longer prompts are refused; give -c to choose"},

@@ -60,6 +60,7 @@ import (
 	"unsafe"
 
 	"vigil/internal/classify"
+	"vigil/internal/judge"
 	"vigil/internal/life"
 	"vigil/internal/logline"
 	"vigil/internal/stamp"
@@ -112,6 +113,10 @@ type Run struct {
 	Phases []Phase
 	// Life is how a ready run's life went after ready (life.go).
 	Life *AfterReady
+	// Notable are the warnings the run printed that change what the
+	// server computes or how fast (classify.NotableRule), whatever its
+	// verdict.
+	Notable []judge.Notable
 }
 
 // Phase is one phase a run went through.

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -1471,5 +1472,63 @@ func TestDeepGEMMJITIsCompile(t *testing.T) {
 	r = oneRun(t, start+"Capturing batches (bs=256 avail_mem=11.71 GB):   3%|▎         | 1/36 [00:01<00:40,  1.15s/it]\n", Options{Now: now})
 	if r.Phase != v.CUDAGraph {
 		t.Errorf("phase %s after the capture's next bar; want cuda_graph", r.Phase)
+	}
+}
+
+// TestNotableWarnings: a run's notable warnings are in its text and JSON,
+// ready or not, including one printed before any line named the server
+// (llama-server's, before its logger starts). Real lines (build 10587,
+// -ngl 99 on a CPU build; --mlock under a 16 KiB memlock limit).
+func TestNotableWarnings(t *testing.T) {
+	ready := strings.Join([]string{
+		"warning: no usable GPU found, --gpu-layers option will be ignored",
+		"warning: one possible reason is that llama.cpp was compiled without GPU support",
+		"warning: consult docs/build.md for compilation instructions",
+		"0.00.017.119 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)",
+		"0.00.020.101 I srv    load_model: loading model '/models/tiny.gguf'",
+		"0.00.535.676 I srv  llama_server: model loaded",
+	}, "\n") + "\n"
+	r := oneRun(t, ready, Options{})
+	if r.Verdict != v.Ready || len(r.Notable) != 1 || r.Notable[0].ID != "llamacpp.no_gpu" || r.Notable[0].Line != "warning: no usable GPU found, --gpu-layers option will be ignored" {
+		t.Fatalf("%s with notable %+v; want ready with llamacpp.no_gpu and its line", r.Verdict, r.Notable)
+	}
+	var text, js bytes.Buffer
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "  notable\n    speed: llama.cpp found no GPU to offload to") {
+		t.Errorf("text has no notable section:\n%s", text.String())
+	}
+	if err := WriteJSON(&js, "", r); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Notable []map[string]any `json:"notable"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Notable) != 1 || got.Notable[0]["id"] != "llamacpp.no_gpu" || got.Notable[0]["effect"] != "speed" || got.Notable[0]["count"] != 1.0 {
+		t.Errorf("JSON notable %v; want llamacpp.no_gpu, speed, once", got.Notable)
+	}
+
+	// A run cut while it loads has no verdict, and still its warnings.
+	cut := strings.Join([]string{
+		"0.00.008.328 W DEPRECATED: --mlock is deprecated. use --load-mode mlock instead",
+		"0.00.009.035 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)",
+		"0.00.013.667 I srv    load_model: loading model '/models/tiny.gguf'",
+		"0.00.115.333 W warning: failed to mlock 16715776-byte buffer (after previously locking 0 bytes): Cannot allocate memory",
+		"Try increasing RLIMIT_MEMLOCK ('ulimit -l' as root).",
+	}, "\n") + "\n"
+	r = oneRun(t, cut, Options{})
+	if r.Verdict != "" || len(r.Notable) != 1 || r.Notable[0].ID != "llamacpp.mlock_failed" {
+		t.Errorf("%q with notable %+v; want no verdict with llamacpp.mlock_failed", r.Verdict, r.Notable)
+	}
+	js.Reset()
+	if err := WriteJSON(&js, "", oneRun(t, "0.00.013.667 I srv    load_model: loading model 'm.gguf'\n", Options{})); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(js.String(), "notable") {
+		t.Errorf("a run without notable warnings has the field: %s", js.String())
 	}
 }

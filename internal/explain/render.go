@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"vigil/internal/judge"
 )
 
 // WriteText writes a run for people to read. Through a *bufio.Writer it
@@ -98,6 +100,23 @@ func WriteText(w io.Writer, r *Run) error {
 		b.WriteString(r.Hint)
 		b.WriteString("\n")
 	}
+	if len(r.Notable) > 0 {
+		b.WriteString("  notable\n")
+		for _, n := range r.Notable {
+			b.WriteString("    ")
+			b.WriteString(n.Effect)
+			b.WriteString(": ")
+			b.WriteString(n.Meaning)
+			if n.Count > 1 {
+				b.WriteString(" (")
+				writeInt(b, int64(n.Count))
+				b.WriteString(" times)")
+			}
+			b.WriteString("\n      ")
+			b.WriteString(n.Line)
+			b.WriteString("\n")
+		}
+	}
 	if !ok {
 		return b.Flush()
 	}
@@ -111,24 +130,25 @@ func writeInt(b *bufio.Writer, n int64) {
 
 // jsonRun is the --json form of a run: one object per line.
 type jsonRun struct {
-	File      string    `json:"file,omitempty"`
-	Run       int       `json:"run"`
-	Service   string    `json:"service,omitempty"`
-	Server    *string   `json:"server"`
-	Start     *string   `json:"start"`
-	End       *string   `json:"end"`
-	Lines     int64     `json:"lines"`
-	FirstLine int64     `json:"first_line"`
-	Offset    int64     `json:"offset"`
-	Verdict   string    `json:"verdict"`
-	Cause     *string   `json:"cause"`
-	Phase     string    `json:"phase"`
-	Summary   string    `json:"summary"`
-	Hint      string    `json:"hint"`
-	Evidence  []string  `json:"evidence"`
-	Rule      string    `json:"rule,omitempty"`
-	Phases    phaseList `json:"phases"`
-	Life      *jsonLife `json:"after_ready,omitempty"`
+	File      string          `json:"file,omitempty"`
+	Run       int             `json:"run"`
+	Service   string          `json:"service,omitempty"`
+	Server    *string         `json:"server"`
+	Start     *string         `json:"start"`
+	End       *string         `json:"end"`
+	Lines     int64           `json:"lines"`
+	FirstLine int64           `json:"first_line"`
+	Offset    int64           `json:"offset"`
+	Verdict   string          `json:"verdict"`
+	Cause     *string         `json:"cause"`
+	Phase     string          `json:"phase"`
+	Summary   string          `json:"summary"`
+	Hint      string          `json:"hint"`
+	Evidence  []string        `json:"evidence"`
+	Rule      string          `json:"rule,omitempty"`
+	Phases    phaseList       `json:"phases"`
+	Life      *jsonLife       `json:"after_ready,omitempty"`
+	Notable   []judge.Notable `json:"notable,omitempty"`
 }
 
 // WriteJSON writes a run as one JSON object on one line. file names the
@@ -138,7 +158,7 @@ func WriteJSON(w io.Writer, file string, r *Run) error {
 		File: file, Run: r.Index, Service: r.Service, Lines: r.Lines, FirstLine: r.FirstLine, Offset: r.Offset,
 		Verdict: string(r.Verdict), Phase: string(r.Phase), Summary: r.Summary, Hint: r.Hint,
 		Evidence: r.Evidence, Rule: r.RuleID, Phases: mergePhases(r.Phases),
-		Life: lifeJSON(r.Life),
+		Life: lifeJSON(r.Life), Notable: r.Notable,
 	}
 	if r.Server != "" {
 		j.Server = &r.Server

@@ -520,6 +520,7 @@ func (st *runState) finish() *Run {
 	if r.Timed {
 		r.Start, r.End = time.Unix(0, st.start), time.Unix(0, st.end)
 	}
+	r.Notable = st.j.Notable()
 	res := st.result
 	if res != nil && (res.Verdict == v.Ready || res.Verdict == v.Failed) {
 		r.Verdict, r.Cause, r.Phase = res.Verdict, res.Cause, res.Phase

@@ -143,6 +143,8 @@ type earlyLine struct {
 	raw string
 	at  time.Time
 	seq int
+	// notable: a notable rule read it already (a common one).
+	notable bool
 }
 
 // maxEarly bounds the lines kept while the server is not known.
@@ -326,12 +328,17 @@ func (j *Judge) setServer(kind string, now time.Time) {
 // with its catalogue: a tail of a log may name a step or an error before
 // any line names the server (SGLang's untagged "Capture cuda graph
 // begin.", a node's "Scheduler or DataParallelController N terminated
-// with 255" before its tagged lines).
+// with 255" before its tagged lines), or a notable warning
+// (llama-server's "no usable GPU found", printed before its logger
+// starts).
 func (j *Judge) readEarly() {
 	early := j.early
 	j.early = nil
 	for _, e := range early {
 		c := j.memo.Classify(j.prof, e.raw)
+		if c.Notable != nil && !e.notable {
+			j.feedPulse(&c, e.at)
+		}
 		if c.Phase != "" && c.Failure == nil && !c.Exception {
 			// (Not advance: the errors read since came after this line,
 			// and a step before them does not clear them.)
@@ -509,7 +516,7 @@ func (j *Judge) line(l logline.Line, now time.Time) {
 	j.assertion(&c)
 	if j.server == "" && c.Phase == "" && c.Failure == nil && !c.Exception && len(j.early) < maxEarly && !logline.Blank(c.Msg) {
 		j.seq++
-		j.early = append(j.early, earlyLine{raw: l.Text, at: now, seq: j.seq})
+		j.early = append(j.early, earlyLine{raw: l.Text, at: now, seq: j.seq, notable: c.Notable != nil})
 	}
 	j.evidenceOpen = evidenceOpen(l, c.Msg)
 	if !c.Waiting {

@@ -68,6 +68,29 @@ func (j *Judge) feedPulse(c *classify.Class, now time.Time) {
 	}
 }
 
+// Notable is a notable warning a start printed: its rule's ID, effect
+// and meaning, its first line, and how many times it came.
+type Notable struct {
+	ID      string `json:"id"`
+	Effect  string `json:"effect"`
+	Meaning string `json:"meaning"`
+	Line    string `json:"line"`
+	Count   int    `json:"count"`
+}
+
+// Notable is the notable warnings seen so far, in the order they first
+// came (nil for none), whether or not there is a verdict.
+func (j *Judge) Notable() []Notable {
+	if len(j.pulse.notable) == 0 {
+		return nil
+	}
+	out := make([]Notable, len(j.pulse.notable))
+	for i, n := range j.pulse.notable {
+		out[i] = Notable{ID: n.rule.ID, Effect: n.rule.Effect, Meaning: n.rule.Meaning, Line: n.line, Count: n.count}
+	}
+	return out
+}
+
 // defaultKernelMessage says which kernel runs on defaults, the file that
 // was missing and how to create it.
 func defaultKernelMessage(k *classify.KernelConfig) string {
