@@ -273,6 +273,8 @@ run_case chat-template-jinja failed/config -- -m "$M/tiny.gguf" --jinja --chat-t
 run_case chat-template-plain failed/config -- -m "$M/tiny.gguf" --no-jinja --chat-template '{% for m in messages %}{{ m.content }'
 run_case grammar-bad failed/config -- -m "$M/tiny.gguf" --grammar 'root ::= item'
 run_case ui-config-bad failed/config -- -m "$M/tiny.gguf" --webui-config '{bad'
+# --path of a directory that is not there: the HTTP server is not set up.
+run_case static-path-missing failed/config@llamacpp.static_path -- -m "$M/tiny.gguf" --path "$WORK/no-static"
 run_case mtp-no-layers failed/config -- -m "$M/tiny.gguf" --spec-type draft-mtp
 run_case lora-other-arch failed/config -- -m "$M/tiny.gguf" --lora "$M/lora.gguf"
 run_case mmproj-unknown-type failed/config -- -m "$M/tiny.gguf" --mmproj "$M/mmproj.gguf"
@@ -347,6 +349,9 @@ EOF
 notable_case notable-slot-capped ready+llamacpp.slot_ctx_capped -- -m "$M/tiny.gguf" -c 8192
 # No -m and nothing cached: a router with no model to serve.
 notable_case notable-router-empty ready+llamacpp.router_no_models LLAMA_CACHE="$WORK/empty-cache" HOME="$WORK/home" --
+# --control-vector of a file that is not there: the server starts without
+# it (and without its LoRA adapters).
+notable_case notable-control-vector ready+llamacpp.control_vector_failed -- -m "$M/tiny.gguf" --control-vector "$M/missing-cvec.gguf"
 # -ngl on this build, which has no GPU backend: the layers stay on the CPU.
 notable_case notable-no-gpu ready+llamacpp.no_gpu -- -m "$M/tiny.gguf" -ngl 99
 # --mlock under a 16 KiB memlock limit, without the capability that lifts

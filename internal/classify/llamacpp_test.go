@@ -58,6 +58,11 @@ var llamacppRealLines = []llamaLine{
 	// --mlock under ulimit -l 16, without CAP_IPC_LOCK.
 	{name: "mlock failed", line: "0.00.115.333 W warning: failed to mlock 16715776-byte buffer (after previously locking 0 bytes): Cannot allocate memory", benign: true, notable: "llamacpp.mlock_failed"},
 	{name: "mlock hint", line: "Try increasing RLIMIT_MEMLOCK ('ulimit -l' as root)."},
+	// --control-vector of a file that is not there: the server goes on.
+	{name: "control vector file", line: "0.01.247.026 E cmn  common_contr: failed to load control vector file from /models/nocv.gguf", error: true},
+	{name: "no control vector", line: "0.01.247.027 E cmn  common_contr: no valid control vector files passed", error: true, notable: "llamacpp.control_vector_failed"},
+	// --path of a directory that is not there.
+	{name: "static path", line: "0.00.013.996 E srv          init: static assets path not found: /srv/nostatic", rule: "llamacpp.static_path", cause: v.Config, error: true},
 	// A missing model.
 	{name: "gguf open", line: "0.00.003.890 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
 	{name: "error loading model", line: "0.00.004.947 E llama_model_load: error loading model: llama_model_loader: failed to load model from missing.gguf", rule: "llamacpp.load", cause: v.ModelLoad, phase: v.Weights, error: true},

@@ -126,6 +126,12 @@ var llamacppNotable = []NotableRule{
 	// mlock) under a RLIMIT_MEMLOCK smaller than the weights.
 	{ID: "llamacpp.mlock_failed", Matcher: lit("failed to mlock"), Effect: EffectSpeed,
 		Meaning: "the weights are not locked in memory (--mlock): the kernel may page them out, and a request after a quiet spell waits for them to be read again; raise the memlock limit (ulimit -l, systemd's LimitMEMLOCK=, a container's --ulimit memlock)"},
+	// common/common.cpp common_init_from_params (b10587): no
+	// --control-vector file could be read, and the context's set-up
+	// returns early: the vectors, the --lora adapters and the warm-up are
+	// all left out, and the server still starts.
+	{ID: "llamacpp.control_vector_failed", Matcher: lit("no valid control vector files passed"), Effect: EffectAccuracy,
+		Meaning: "the --control-vector files could not be read: the server answers without them, and without its --lora adapters applied (llama.cpp stops setting up the context there)"},
 	// common/fit.cpp (at -lv 4): the context was cut to fit.
 	{ID: "llamacpp.ctx_reduced", Matcher: lit("context size reduced from"), Effect: EffectCapacity,
 		Meaning: "--fit cut the context to what free memory holds: longer prompts are refused; give -c to choose"},

@@ -762,6 +762,10 @@ var llamacpp = &Profile{
 			Hint: "read the loader's error above: a missing, truncated or unsupported GGUF file (re-download it), or a build too old for the model"},
 		{ID: "llamacpp.http_exit", Matcher: lit("exiting due to HTTP server error"), Fatal: true, Title: "the HTTP server failed to start"},
 		{ID: "llamacpp.http_init", Matcher: lit("failed to initialize HTTP server"), Fatal: true, Title: "the HTTP server could not be set up"},
+		// tools/server/server-http.cpp init (b10587): --path names a
+		// directory that does not exist.
+		{ID: "llamacpp.static_path", Matcher: lit("static assets path not found"), Cause: v.Config, Fatal: true, Title: "the --path directory of static files does not exist",
+			Hint: "pass an existing directory to --path (a relative one is read from the server's working directory), or drop --path to serve the built-in web UI"},
 		// tools/server/server-http.cpp init (b10587): --ssl-key-file on a
 		// build made without OpenSSL.
 		{ID: "llamacpp.no_ssl", Matcher: lit("the server is built without SSL support"), Cause: v.Config, Fatal: true, Title: "this build has no SSL support",
