@@ -273,6 +273,11 @@ run_case chat-template-jinja failed/config -- -m "$M/tiny.gguf" --jinja --chat-t
 run_case chat-template-plain failed/config -- -m "$M/tiny.gguf" --no-jinja --chat-template '{% for m in messages %}{{ m.content }'
 run_case grammar-bad failed/config -- -m "$M/tiny.gguf" --grammar 'root ::= item'
 run_case ui-config-bad failed/config -- -m "$M/tiny.gguf" --webui-config '{bad'
+# The router (no -m) given a models directory or preset file that is not
+# there; an MCP servers file that is not there.
+run_case router-models-dir-missing failed/config@llamacpp.router_models -- --models-dir "$WORK/no-models"
+run_case router-preset-missing failed/config@llamacpp.router_models -- --models-preset "$WORK/no-preset.ini"
+run_case mcp-config-missing failed/config@llamacpp.mcp_config -- -m "$M/tiny.gguf" --mcp-servers-config "$WORK/no-mcp.json"
 # --path of a directory that is not there: the HTTP server is not set up.
 run_case static-path-missing failed/config@llamacpp.static_path -- -m "$M/tiny.gguf" --path "$WORK/no-static"
 run_case mtp-no-layers failed/config -- -m "$M/tiny.gguf" --spec-type draft-mtp

@@ -61,6 +61,11 @@ var llamacppRealLines = []llamaLine{
 	// --control-vector of a file that is not there: the server goes on.
 	{name: "control vector file", line: "0.01.247.026 E cmn  common_contr: failed to load control vector file from /models/nocv.gguf", error: true},
 	{name: "no control vector", line: "0.01.247.027 E cmn  common_contr: no valid control vector files passed", error: true, notable: "llamacpp.control_vector_failed"},
+	// Router mode with --models-dir or --models-preset that is not there.
+	{name: "router models dir", line: "0.00.013.566 E srv  llama_server: failed to initialize router models: error: '/srv/nomodels' does not exist or is not a directory", rule: "llamacpp.router_models", cause: v.Config, error: true},
+	{name: "router preset", line: "0.00.015.853 E srv  llama_server: failed to initialize router models: preset file does not exist: /srv/nopreset.ini", rule: "llamacpp.router_models", cause: v.Config, error: true},
+	// --mcp-servers-config of a file that is not there.
+	{name: "mcp config", line: "0.00.010.939 E srv  llama_server: MCP starting failed: failed to open MCP config file: /srv/nomcp.json", rule: "llamacpp.mcp_config", cause: v.Config, error: true},
 	// --path of a directory that is not there.
 	{name: "static path", line: "0.00.013.996 E srv          init: static assets path not found: /srv/nostatic", rule: "llamacpp.static_path", cause: v.Config, error: true},
 	// A missing model.

@@ -762,6 +762,17 @@ var llamacpp = &Profile{
 			Hint: "read the loader's error above: a missing, truncated or unsupported GGUF file (re-download it), or a build too old for the model"},
 		{ID: "llamacpp.http_exit", Matcher: lit("exiting due to HTTP server error"), Fatal: true, Title: "the HTTP server failed to start"},
 		{ID: "llamacpp.http_init", Matcher: lit("failed to initialize HTTP server"), Fatal: true, Title: "the HTTP server could not be set up"},
+		// tools/server/server.cpp (b10587): the router (no -m) could not
+		// read its models: common/preset.cpp's "'DIR' does not exist or is
+		// not a directory" (--models-dir), "preset file does not exist"
+		// (--models-preset), or the INI file's own error.
+		{ID: "llamacpp.router_models", Matcher: lit("failed to initialize router models"), Cause: v.Config, Fatal: true, Title: "the router could not read its models (--models-dir, --models-preset)",
+			Hint: "the message names the path and why: pass an existing directory to --models-dir and an existing, valid INI file to --models-preset (relative paths are read from the server's working directory)"},
+		// tools/server/server.cpp (b10587): --mcp-servers-config could not
+		// be read or parsed (server-mcp.cpp), or a server it names could
+		// not be started.
+		{ID: "llamacpp.mcp_config", Matcher: lit("MCP starting failed"), Cause: v.Config, Fatal: true, Title: "the MCP servers of --mcp-servers-config could not be started",
+			Hint: "the message says why: a missing file, JSON that does not parse, or a server it names that cannot start; fix the file or drop --mcp-servers-config"},
 		// tools/server/server-http.cpp init (b10587): --path names a
 		// directory that does not exist.
 		{ID: "llamacpp.static_path", Matcher: lit("static assets path not found"), Cause: v.Config, Fatal: true, Title: "the --path directory of static files does not exist",
