@@ -274,10 +274,13 @@ run_case chat-template-plain failed/config -- -m "$M/tiny.gguf" --no-jinja --cha
 run_case grammar-bad failed/config -- -m "$M/tiny.gguf" --grammar 'root ::= item'
 run_case ui-config-bad failed/config -- -m "$M/tiny.gguf" --webui-config '{bad'
 # The router (no -m) given a models directory or preset file that is not
-# there; an MCP servers file that is not there.
+# there; MCP servers in a file that is not there or in JSON that does not
+# parse; a tool this build does not have.
 run_case router-models-dir-missing failed/config@llamacpp.router_models -- --models-dir "$WORK/no-models"
 run_case router-preset-missing failed/config@llamacpp.router_models -- --models-preset "$WORK/no-preset.ini"
 run_case mcp-config-missing failed/config@llamacpp.mcp_config -- -m "$M/tiny.gguf" --mcp-servers-config "$WORK/no-mcp.json"
+run_case mcp-json-bad failed/config@llamacpp.mcp_config -- -m "$M/tiny.gguf" --mcp-servers-json '{bad'
+run_case tools-unknown failed/config@llamacpp.tools -- -m "$M/tiny.gguf" --tools nosuchtool
 # --path of a directory that is not there: the HTTP server is not set up.
 run_case static-path-missing failed/config@llamacpp.static_path -- -m "$M/tiny.gguf" --path "$WORK/no-static"
 run_case mtp-no-layers failed/config -- -m "$M/tiny.gguf" --spec-type draft-mtp

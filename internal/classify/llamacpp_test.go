@@ -66,6 +66,9 @@ var llamacppRealLines = []llamaLine{
 	{name: "router preset", line: "0.00.015.853 E srv  llama_server: failed to initialize router models: preset file does not exist: /srv/nopreset.ini", rule: "llamacpp.router_models", cause: v.Config, error: true},
 	// --mcp-servers-config of a file that is not there.
 	{name: "mcp config", line: "0.00.010.939 E srv  llama_server: MCP starting failed: failed to open MCP config file: /srv/nomcp.json", rule: "llamacpp.mcp_config", cause: v.Config, error: true},
+	{name: "mcp json", line: "0.00.014.690 E srv  llama_server: MCP starting failed: failed to parse MCP config JSON: [json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing object key - invalid literal; last read: '{b'; expected string literal", rule: "llamacpp.mcp_config", cause: v.Config, error: true},
+	// --tools with a name this build does not have.
+	{name: "tools", line: "0.00.009.307 E srv  llama_server: tools setup failed: unknown tool \"nosuchtool\". available tools: read_file, file_glob_search, grep_search, exec_shell_command, write_file, edit_file, get_info", rule: "llamacpp.tools", cause: v.Config, error: true},
 	// --path of a directory that is not there.
 	{name: "static path", line: "0.00.013.996 E srv          init: static assets path not found: /srv/nostatic", rule: "llamacpp.static_path", cause: v.Config, error: true},
 	// A missing model.

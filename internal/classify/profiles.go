@@ -769,10 +769,14 @@ var llamacpp = &Profile{
 		{ID: "llamacpp.router_models", Matcher: lit("failed to initialize router models"), Cause: v.Config, Fatal: true, Title: "the router could not read its models (--models-dir, --models-preset)",
 			Hint: "the message names the path and why: pass an existing directory to --models-dir and an existing, valid INI file to --models-preset (relative paths are read from the server's working directory)"},
 		// tools/server/server.cpp (b10587): --mcp-servers-config could not
-		// be read or parsed (server-mcp.cpp), or a server it names could
-		// not be started.
-		{ID: "llamacpp.mcp_config", Matcher: lit("MCP starting failed"), Cause: v.Config, Fatal: true, Title: "the MCP servers of --mcp-servers-config could not be started",
-			Hint: "the message says why: a missing file, JSON that does not parse, or a server it names that cannot start; fix the file or drop --mcp-servers-config"},
+		// be read, it or --mcp-servers-json could not be parsed
+		// (server-mcp.cpp), or a server they name could not be started.
+		{ID: "llamacpp.mcp_config", Matcher: lit("MCP starting failed"), Cause: v.Config, Fatal: true, Title: "the MCP servers (--mcp-servers-config, --mcp-servers-json) could not be started",
+			Hint: "the message says why: a missing file, JSON that does not parse, or a server it names that cannot start; fix --mcp-servers-config / --mcp-servers-json or drop them"},
+		// tools/server/server.cpp (b10587): server-tools.cpp's "unknown
+		// tool \"X\". available tools: ..." or "unknown tool runtime".
+		{ID: "llamacpp.tools", Matcher: lit("tools setup failed"), Cause: v.Config, Fatal: true, Title: "the server's tools (--tools) could not be set up",
+			Hint: "the message says why: an unknown tool name (it lists the available ones) or --tools-runtime value; fix --tools / --tools-runtime or drop them"},
 		// tools/server/server-http.cpp init (b10587): --path names a
 		// directory that does not exist.
 		{ID: "llamacpp.static_path", Matcher: lit("static assets path not found"), Cause: v.Config, Fatal: true, Title: "the --path directory of static files does not exist",
