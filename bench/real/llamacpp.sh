@@ -429,6 +429,27 @@ if want stale-socket; then
     check stale-socket "failed/config@llamacpp.bind_socket/said" "$(verdict_of "$out" @)/$said"
 fi
 
+# prefix_case NAME EXPECTED [VIGIL FLAG...]: llama-server --api-prefix /llm
+# serves every route under it, /health too; vigil, given no --url, probes
+# /llm/health ("/answered": a 200 there, not the 404 of /health).
+prefix_case() {
+    local name=$1 expected=$2
+    shift 2
+    want "$name" || return 0
+    local out=$WORK/out/$name.json port
+    port=$(free_port)
+    timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" "$@" \
+        -- "$LLAMA" --port "$port" --api-prefix /llm -m "$M/tiny.gguf" >"$out" 2>"$WORK/out/$name.err"
+    stop_pid "$(pid_of "$out")"
+    local answered=answered
+    grep -q '"code":200,"event":"health"' "$out" || answered=unanswered
+    check "$name" "$expected" "$(verdict_of "$out")/$answered"
+}
+prefix_case ready-api-prefix ready/answered
+# The smoke request goes under the prefix too (random weights: bad output,
+# where /v1/chat/completions without it is a 404).
+prefix_case smoke-api-prefix failed/bad_output/answered --smoke
+
 port_zero_case ready-port-zero ready/moved
 # The smoke request goes there too (random weights: bad output, not a
 # refused connection).

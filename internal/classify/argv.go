@@ -68,7 +68,33 @@ func GuessURL(kind string, argv []string, getenv func(string) string, dir string
 	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
 		host = "[" + host + "]"
 	}
-	return fmt.Sprintf("http://%s:%d", host, port)
+	return fmt.Sprintf("http://%s:%d", host, port) + pathPrefix(pr, argv, getenv)
+}
+
+// pathPrefix is the path argv (or the environment) has the server serve
+// its routes under (Profile.PrefixFlag), as "/llm", or "".
+func pathPrefix(pr *Profile, argv []string, getenv func(string) string) string {
+	if pr.PrefixFlag == "" {
+		return ""
+	}
+	prefix := envValue(pr.PrefixEnv, argv, getenv)
+	for i, a := range argv {
+		name, val, hasVal := strings.Cut(a, "=")
+		if name == pr.PrefixFlag {
+			if !hasVal && i+1 < len(argv) {
+				val = argv[i+1]
+			}
+			prefix = val
+		}
+	}
+	prefix = strings.TrimRight(prefix, "/")
+	if prefix == "" || strings.ContainsAny(prefix, "?# \t") {
+		return ""
+	}
+	if prefix[0] != '/' {
+		prefix = "/" + prefix
+	}
+	return prefix
 }
 
 // socketPath is the Unix socket argv puts the server on, as an absolute

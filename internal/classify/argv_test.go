@@ -33,6 +33,11 @@ func TestGuessURL(t *testing.T) {
 		// vigil watch reads the process's working directory.
 		{"a watched server's relative socket", "llamacpp", []string{"llama-server", "--host", "l.sock"}, "/srv/llm", "unix:///srv/llm/l.sock"},
 		{"a watched server's absolute socket", "vllm", []string{"vllm", "serve", "m", "--uds", "/tmp/v.sock"}, "/srv/llm", "unix:///tmp/v.sock"},
+		// llama-server --api-prefix: every route is under it.
+		{"llama-server's --api-prefix", "llamacpp", []string{"llama-server", "--port", "9000", "--api-prefix", "/llm"}, "", "http://10.0.0.7:9000/llm"},
+		{"--api-prefix= with a slash after", "llamacpp", []string{"llama-server", "--api-prefix=/a/b/"}, "", "http://10.0.0.7:18150/a/b"},
+		{"--api-prefix without its slash", "llamacpp", []string{"env", "LLAMA_ARG_API_PREFIX=llm", "llama-server"}, "", "http://10.0.0.7:18150/llm"},
+		{"another kind has no prefix flag", "vllm", []string{"vllm", "serve", "m", "--api-prefix", "/llm"}, "", "http://127.0.0.1:8000"},
 		{"a .sock host elsewhere is a host", "sglang", []string{"python", "-m", "sglang.launch_server", "--host", "x.sock"}, "", "http://x.sock:30000"},
 	}
 	env := map[string]string{"LLAMA_ARG_PORT": "18150", "LLAMA_ARG_HOST": "10.0.0.7", "PORT": "8088"}

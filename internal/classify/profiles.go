@@ -21,6 +21,10 @@ type Profile struct {
 	// (llama-server's --host PATH.sock).
 	SocketFlag string
 	HostSocket bool
+	// PrefixFlag (or the variable PrefixEnv) names the path the server
+	// serves every route under (llama-server's --api-prefix /llm: its
+	// health is /llm/health): the guessed URL ends with it.
+	PrefixFlag, PrefixEnv string
 	// HealthPath is the endpoint whose 200 means the server serves.
 	HealthPath string
 	// Order is the order in which the server passes through phases.
@@ -706,7 +710,10 @@ var llamacpp = &Profile{
 	// tools/server/server-http.cpp (b10587): a hostname ending in .sock is
 	// bound as AF_UNIX.
 	HostSocket: true,
-	Notable:    llamacppNotable,
+	// tools/server/server-http.cpp (b10587): every route, /health too,
+	// is registered under --api-prefix.
+	PrefixFlag: "--api-prefix", PrefixEnv: "LLAMA_ARG_API_PREFIX",
+	Notable: llamacppNotable,
 	// common/arg.cpp (b10587): --log-disable, --log-file FNAME and
 	// -lv/--verbosity/--log-verbosity N (0 keeps only output, no errors).
 	QuietFlags: []string{"--log-disable", "-lv 0", "--verbosity 0", "--log-verbosity 0", "--log-file *"},

@@ -333,6 +333,7 @@ func (m *monitor) listenAt(base string) (note string) {
 	if was == "" || sameAddress(base, was) && !(first && m.spec.AwaitAddress) {
 		return ""
 	}
+	base = withPathOf(base, was)
 	m.url.Store(&base)
 	select {
 	case <-m.retarget: // not taken yet: this one replaces it

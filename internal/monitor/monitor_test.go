@@ -531,3 +531,25 @@ func TestSameAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestWithPathOf: an address the server printed keeps the path prefix of
+// the URL probed so far (llama-server's --api-prefix is not in its
+// "listening on" line).
+func TestWithPathOf(t *testing.T) {
+	tests := []struct {
+		name, base, was, want string
+	}{
+		{"no prefix", "http://127.0.0.1:41234", "http://127.0.0.1:8080", "http://127.0.0.1:41234"},
+		{"the prefix kept", "http://127.0.0.1:41234", "http://127.0.0.1:8080/llm", "http://127.0.0.1:41234/llm"},
+		{"a trailing slash", "http://127.0.0.1:41234/", "http://127.0.0.1:8080/llm/", "http://127.0.0.1:41234/llm"},
+		{"a printed path wins", "http://127.0.0.1:41234/v2", "http://127.0.0.1:8080/llm", "http://127.0.0.1:41234/v2"},
+		{"a socket", "unix:///run/l.sock", "http://127.0.0.1:8080/llm", "unix:///run/l.sock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withPathOf(tt.base, tt.was); got != tt.want {
+				t.Errorf("withPathOf(%q, %q) = %q, want %q", tt.base, tt.was, got, tt.want)
+			}
+		})
+	}
+}

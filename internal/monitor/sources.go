@@ -490,6 +490,21 @@ func sameAddress(a, b string) bool {
 	return ha == hb || loopback(ha) && loopback(hb)
 }
 
+// withPathOf is base, an address a server printed (no path), with the
+// path of was, the URL vigil probed so far (llama-server's --api-prefix,
+// which its "listening on" line leaves out). A Unix socket's is itself.
+func withPathOf(base, was string) string {
+	if strings.HasPrefix(base, "unix:") || strings.HasPrefix(was, "unix:") {
+		return base
+	}
+	ub, err1 := url.Parse(base)
+	uw, err2 := url.Parse(was)
+	if err1 != nil || err2 != nil || strings.Trim(ub.Path, "/") != "" || strings.Trim(uw.Path, "/") == "" {
+		return base
+	}
+	return strings.TrimRight(base, "/") + strings.TrimRight(uw.Path, "/")
+}
+
 // portOf is a URL's port, or its scheme's.
 func portOf(u *url.URL) string {
 	if p := u.Port(); p != "" {
