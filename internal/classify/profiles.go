@@ -75,6 +75,10 @@ type Profile struct {
 	// without it. Each is "flag" (given at all), "flag value" (that
 	// value) or "flag *" (any value).
 	QuietFlags []string
+	// SilentExitHint is the hint of an exit with an error status and no
+	// error line when no quiet flag explains it (llama-server's logger
+	// thread, which an early exit does not wait for).
+	SilentExitHint string
 	// StallHints say where to look when the server stops making progress
 	// in a phase, over the common hints; the "" entry covers the phases
 	// not listed (llama-server is native code: no py-spy).
@@ -717,6 +721,11 @@ var llamacpp = &Profile{
 	// common/arg.cpp (b10587): --log-disable, --log-file FNAME and
 	// -lv/--verbosity/--log-verbosity N (0 keeps only output, no errors).
 	QuietFlags: []string{"--log-disable", "-lv 0", "--verbosity 0", "--log-verbosity 0", "--log-file *"},
+	// common/log.cpp (b10587): lines are written by a worker thread that
+	// the process does not join when main returns, so a start that fails
+	// within milliseconds may lose its last lines, the error among them
+	// (seen with a real server: a bind error's three lines missing).
+	SilentExitHint: "llama-server writes its log from a thread that an early exit does not wait for, so the error may be missing from this output: run the same command again to see it",
 	StallHints: map[v.Phase]string{
 		v.Launch:  llamaLoadStall,
 		v.Init:    llamaLoadStall,

@@ -1394,6 +1394,8 @@ func (j *Judge) failure(now time.Time) *observe.Result {
 		r.Hint = "read the last lines of the log; vigil found no known error in them"
 		if flag := j.prof.QuietFlag(j.cfg.Argv); flag != "" && e == nil {
 			r.Hint = "the command line keeps the server's log from this output (" + flag + "): run it again without that flag to see its error"
+		} else if e == nil && len(j.fatal) == 0 && j.exit != nil && j.prof.SilentExitHint != "" {
+			r.Hint = j.prof.SilentExitHint
 		}
 	}
 	r.Evidence = j.evidence(root)

@@ -1277,6 +1277,21 @@ func TestQuietFlagHint(t *testing.T) {
 		if got := strings.Contains(r.Hint, "run it again without that flag"); got != (tt.want != "") || !strings.Contains(r.Hint, tt.want) {
 			t.Errorf("%v: hint %q; want one naming %q", tt.argv, r.Hint, tt.want)
 		}
+		// Without a quiet flag, llama-server's logger may have lost the
+		// error (SilentExitHint).
+		if logger := strings.Contains(r.Hint, "writes its log from a thread"); logger != (tt.want == "") {
+			t.Errorf("%v: hint %q; want the logger's hint only without a quiet flag", tt.argv, r.Hint)
+		}
+	}
+	// A server with no such hint keeps the generic one; so does an exit
+	// after an error line.
+	cfg := Config{Server: "vllm", StallAfter: time.Minute, Timeout: time.Hour}
+	if r := play(t, cfg, []step{ex(0.2, observe.Exit{Code: 1})}, 3); r == nil || r.Hint != "read the last lines of the log; vigil found no known error in them" {
+		t.Errorf("vllm's silent exit: %+v; want the generic hint", r)
+	}
+	cfg = Config{Server: "llamacpp", StallAfter: time.Minute, Timeout: time.Hour}
+	if r := play(t, cfg, []step{ln(0.1, "0.00.009.645 E srv         start: something no rule knows"), ex(0.2, observe.Exit{Code: 1})}, 3); r == nil || strings.Contains(r.Hint, "writes its log from a thread") {
+		t.Errorf("an exit after an error line: %+v; want no logger hint", r)
 	}
 }
 
