@@ -226,6 +226,15 @@ var failureLines = []ruleLine{
 	// sglang srt/utils.py wait_port_available (0.4-0.5.x).
 	{"sglang", "sglang.port_check", "ValueError: nccl_port at 29500 is not available in 30 seconds. nccl_port is used by a process already. process.name()='python3'"},
 	{"trtllm", "trtllm.bind", "RuntimeError: Failed to bind socket to localhost:8000: [Errno 98] Address already in use"},
+	// --host an address none of this machine's interfaces has: Python
+	// 3.11's own messages (asyncio's create_server as uvicorn logs it,
+	// socket.bind, socket.create_server), and TensorRT-LLM's bind message
+	// with that error in it (not a port in use).
+	{"sglang", "net.bind_address", "[2026-11-29 10:00:00] ERROR:    [Errno 99] error while attempting to bind on address ('10.9.9.9', 8000): cannot assign requested address"},
+	{"vllm", "net.address_unavailable", "(APIServer pid=1) OSError: [Errno 99] Cannot assign requested address"},
+
+	{"", "net.bind_address", "OSError: [Errno 99] Cannot assign requested address (while attempting to bind on address ('10.9.9.9', 8000))"},
+	{"trtllm", "net.bind_address", "RuntimeError: Failed to bind socket to 10.9.9.9:8000: [Errno 99] Cannot assign requested address"},
 	{"llamacpp", "llamacpp.bind", "couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080"},
 	{"llamacpp", "llamacpp.bind", "0.00.012.345 E srv          start: couldn't bind HTTP server socket, hostname: 0.0.0.0, port: 8080"},
 	{"llamacpp", "llamacpp.bind", "main: couldn't bind HTTP server socket"},

@@ -174,6 +174,22 @@ var commonFailures = []FailureRule{
 		Hint: hostMemoryHint},
 	{ID: "llamacpp.kv_alloc", Matcher: lit("failed to allocate buffer for kv cache"), Cause: v.HostOOM, Title: "the KV cache does not fit in memory",
 		Hint: hostMemoryHint},
+	// An address to bind that is none of this machine's (EADDRNOTAVAIL):
+	// asyncio's create_server, which uvicorn reports ("[Errno 99] error
+	// while attempting to bind on address ('10.9.9.9', 8000): cannot
+	// assign requested address"), socket.create_server's OSError, Rust's
+	// "Failed to bind to ...: ... (os error 99)", torch's TCPStore ("has
+	// failed to bind to ... (errno: 99 - Cannot assign requested
+	// address)"). Only a bind: c10d's client warns "failed to connect ...
+	// (errno: 99 ...)" while it retries, which is no failure. Before the
+	// port rules: such a line is no port in use.
+	{ID: "net.bind_address", Matcher: re("assign requested address|EADDRNOTAVAIL|AddrNotAvailable", `(?i)bind.*(?:cannot assign requested address|errno: 99|EADDRNOTAVAIL|AddrNotAvailable)|cannot assign requested address \(while attempting to bind`), Cause: v.Config, Fatal: true, Title: "an address the server binds is none of this machine's",
+		Hint: bindAddressHint},
+	// socket.bind's own OSError ends a traceback with no word of a bind
+	// (vLLM's create_server_socket): the cause once the process dies of
+	// it, not fatal by itself.
+	{ID: "net.address_unavailable", Matcher: re("Cannot assign requested address", `(?:^|\s)OSError: \[Errno 99\] Cannot assign requested address\s*$`), Cause: v.Config, Title: "an address the server binds is none of this machine's",
+		Hint: bindAddressHint},
 	// nccl
 	{ID: "torch.tcpstore_bind", Matcher: re("server socket has failed", `server socket has failed to (listen|bind)`), Cause: v.NCCL, Title: "the distributed rendezvous port is already taken",
 		Hint: "another job holds the rendezvous port: choose a free one (MASTER_PORT, --dist-init-addr, --nccl-port) or stop the leftover processes"},
@@ -682,6 +698,9 @@ func Frame(msg string) (cause *FailureRule, phase v.Phase) {
 }
 
 // hostMemoryHint is the advice for every host_oom cause.
+// bindAddressHint is the hint of an address that no interface has.
+const bindAddressHint = "the address the server (or its distributed rendezvous) binds is assigned to none of this machine's interfaces: use 0.0.0.0, 127.0.0.1 or an address `ip -brief addr` lists for --host, and this node's own address for MASTER_ADDR / --dist-init-addr"
+
 const hostMemoryHint = "the host ran out of memory (RAM): free memory or add RAM/swap; for llama.cpp keep the weights mmap-ed (no --no-mmap, no --mlock), lower the context (-c) and the number of slots (-np), or quantize the KV cache (-ctk/-ctv q8_0); for Ray-based servers lower what each worker holds in host memory"
 
 // exceptionRe matches the final line of a Python traceback:

@@ -613,7 +613,7 @@ var trtllm = &Profile{
 	},
 	Failures: []FailureRule{
 		// trtllm-serve (0.2x-1.x), seen in users' logs.
-		{ID: "trtllm.bind", Matcher: lit("Failed to bind socket to"), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
+		{ID: "trtllm.bind", Matcher: re("Failed to bind socket to", `Failed to bind socket to [^\[]*(?:\[Errno 98\]|$)`), Cause: v.PortInUse, Fatal: true, Title: "the server's port is already taken",
 			Hint: "another process listens on the port: stop it or choose another --port"},
 		// Any TensorRT-LLM KV cache allocation that does not fit.
 		{ID: "trtllm.kv_oom", Matcher: re("KV cache|kv cache|KV Cache", `(?i)not enough (gpu )?memory.*kv cache|kv cache.*(out of memory|insufficient)`), Cause: v.GPUOOM, Title: "not enough GPU memory for the KV cache",

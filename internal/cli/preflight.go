@@ -24,14 +24,13 @@ import (
 type preflightFinding struct {
 	cause v.Cause
 	text  string
+	hint  string // what to do, when not the port's or the GPUs' usual
 }
 
-// preflight looks, before launching, for what commonly breaks a start: the
-// port already taken, GPU memory still held by earlier runs, and leftover
-// processes of the same server kind. It only reads; it never stops anything.
-func preflight(base, kind string) []preflightFinding {
-	return append(preflightPort(base), preflightHost(kind, 0)...)
-}
+// The preflight looks, before launching, for what commonly breaks a
+// start: a --host address that is not this machine's, the port already
+// taken, GPU memory still held by earlier runs, and leftover processes of
+// the same server kind. It only reads; it never stops anything.
 
 // portToCheck is the base URL whose port must be free before the launch:
 // none when the URL was guessed for a server told to take any port.
@@ -40,6 +39,35 @@ func portToCheck(base string, guessed bool, argv []string) string {
 		return ""
 	}
 	return base
+}
+
+// preflightAddress checks that the host of a URL guessed from the command
+// line (its --host) is one of this machine's addresses (addrs: the
+// interfaces'), which the server must have to bind it. A host name, a
+// given --url (a port forward may be meant) and a socket are left alone.
+func preflightAddress(base string, guessed bool, addrs func() ([]net.Addr, error)) []preflightFinding {
+	if !guessed {
+		return nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "unix" {
+		return nil
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil || ip.IsLoopback() || ip.IsUnspecified() {
+		return nil
+	}
+	own, err := addrs()
+	if err != nil {
+		return nil
+	}
+	for _, a := range own {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return nil
+		}
+	}
+	return []preflightFinding{{cause: v.Config, text: fmt.Sprintf("the --host address %s is none of this machine's (`ip -brief addr` lists them): the server cannot bind it", ip),
+		hint: "give --host 0.0.0.0, 127.0.0.1 or an address `ip -brief addr` lists, then start again; --preflight=warn only reports"}}
 }
 
 // preflightPort is the check that must come before the launch: once the
@@ -52,12 +80,12 @@ func preflightPort(base string) []preflightFinding {
 		c, err := net.DialTimeout("unix", sock, 300*time.Millisecond)
 		if err == nil {
 			c.Close()
-			return []preflightFinding{{v.PortInUse, fmt.Sprintf("something already listens on the Unix socket %s", sock)}}
+			return []preflightFinding{{cause: v.PortInUse, text: fmt.Sprintf("something already listens on the Unix socket %s", sock)}}
 		}
 		// A socket file nothing listens on: an earlier server was killed
 		// before it removed it, and a new one cannot bind there.
 		if fi, serr := os.Lstat(sock); serr == nil && fi.Mode()&os.ModeSocket != 0 && errors.Is(err, syscall.ECONNREFUSED) {
-			return []preflightFinding{{v.Config, fmt.Sprintf("a socket file is left at %s with nothing listening on it: the server cannot bind there until it is removed", sock)}}
+			return []preflightFinding{{cause: v.Config, text: fmt.Sprintf("a socket file is left at %s with nothing listening on it: the server cannot bind there until it is removed", sock)}}
 		}
 		return nil
 	}
@@ -66,7 +94,7 @@ func preflightPort(base string) []preflightFinding {
 		addr := net.JoinHostPort(u.Hostname(), u.Port())
 		if c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond); err == nil {
 			c.Close()
-			out = append(out, preflightFinding{v.PortInUse, fmt.Sprintf("something already listens on %s", addr)})
+			out = append(out, preflightFinding{cause: v.PortInUse, text: fmt.Sprintf("something already listens on %s", addr)})
 		}
 	}
 	return out
@@ -81,16 +109,16 @@ func preflightHost(kind string, own int) []preflightFinding {
 	defer cancel()
 	snap := gpuClient.Snapshot(ctx)
 	if snap.Hung {
-		out = append(out, preflightFinding{"", "nvidia-smi does not answer: a GPU may have fallen off the bus (check dmesg for Xid errors)"})
+		out = append(out, preflightFinding{cause: "", text: "nvidia-smi does not answer: a GPU may have fallen off the bus (check dmesg for Xid errors)"})
 	}
 	if snap.Available {
 		for _, app := range snap.Apps {
-			out = append(out, preflightFinding{v.GPUOOM, fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, procfind.FS{}.CmdlineText(app.PID))})
+			out = append(out, preflightFinding{cause: v.GPUOOM, text: fmt.Sprintf("GPU %d: pid %d holds %d MiB: %s", app.GPUIndex, app.PID, app.UsedMiB, procfind.FS{}.CmdlineText(app.PID))})
 		}
 	}
 	if kind != "" {
 		for _, pid := range sameKindProcesses(kind, own) {
-			out = append(out, preflightFinding{"", fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, procfind.FS{}.CmdlineText(pid))})
+			out = append(out, preflightFinding{cause: "", text: fmt.Sprintf("another %s process is running: pid %d: %s", kind, pid, procfind.FS{}.CmdlineText(pid))})
 		}
 	}
 	return out
@@ -129,6 +157,9 @@ func preflightRefusal(findings []preflightFinding, start time.Time) *observe.Res
 	for _, f := range findings {
 		if f.cause != "" && r.Cause == v.Exception {
 			r.Cause = f.cause
+			if f.hint != "" {
+				r.Hint = f.hint
+			}
 		}
 		r.Evidence = append(r.Evidence, "[preflight] "+f.text)
 	}

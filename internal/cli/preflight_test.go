@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"vigil/internal/procfind"
 	v "vigil/internal/verdict"
@@ -113,5 +115,53 @@ func TestPreflightSocket(t *testing.T) {
 				t.Errorf("findings %v, want one of cause %s saying %q", f, tt.cause, tt.text)
 			}
 		})
+	}
+}
+
+// TestPreflightAddress: a --host address that none of the interfaces has
+// is named; this machine's, a loopback or wildcard one, a name, a given
+// --url and a socket are not checked against them.
+func TestPreflightAddress(t *testing.T) {
+	own := func() ([]net.Addr, error) {
+		return []net.Addr{
+			&net.IPNet{IP: net.ParseIP("127.0.0.1"), Mask: net.CIDRMask(8, 32)},
+			&net.IPNet{IP: net.ParseIP("10.0.0.7"), Mask: net.CIDRMask(24, 32)},
+			&net.IPNet{IP: net.ParseIP("fd00::7"), Mask: net.CIDRMask(64, 128)},
+		}, nil
+	}
+	tests := []struct {
+		name    string
+		base    string
+		guessed bool
+		want    bool
+	}{
+		{"another machine's", "http://10.9.9.9:8080", true, true},
+		{"another machine's, IPv6", "http://[fd00::9]:8080", true, true},
+		{"this machine's", "http://10.0.0.7:8080", true, false},
+		{"this machine's, IPv6", "http://[fd00::7]:8080", true, false},
+		{"loopback", "http://127.0.0.2:8080", true, false},
+		{"a name", "http://gpu-07:8080", true, false},
+		{"a given --url", "http://10.9.9.9:8080", false, false},
+		{"a socket", "unix:///run/l.sock", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := preflightAddress(tt.base, tt.guessed, own)
+			if got := len(f) > 0; got != tt.want {
+				t.Fatalf("preflightAddress(%q) = %v, want a finding: %v", tt.base, f, tt.want)
+			}
+			if tt.want && (f[0].cause != v.Config || !strings.Contains(f[0].text, "is none of this machine's")) {
+				t.Errorf("finding %+v; want config, naming the address", f[0])
+			}
+			if tt.want {
+				if r := preflightRefusal(f, time.Time{}); r.Cause != v.Config || !strings.Contains(r.Hint, "--host") {
+					t.Errorf("--preflight=strict refuses with %s: %q; want config and a hint about --host", r.Cause, r.Hint)
+				}
+			}
+		})
+	}
+	broken := func() ([]net.Addr, error) { return nil, errors.New("no netlink") }
+	if f := preflightAddress("http://10.9.9.9:8080", true, broken); f != nil {
+		t.Errorf("with the interfaces unknown: %v, want nothing said", f)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func (opts *runOptions) registerRun(fs *pflag.FlagSet) {
 	fs.BoolVar(&opts.keep, "keep", false, "do not stop the server when the startup fails, stalls or times out")
 	fs.StringVar(&opts.logFile, "log-file", "", "where the server's output goes (default: a new file under $XDG_STATE_HOME/vigil/logs)")
 	fs.DurationVar(&opts.grace, "grace", defaultGrace, "how long the server may take to exit after SIGTERM before SIGKILL")
-	fs.StringVar(&opts.preflight, "preflight", "warn", "before launching, look for a taken port, GPU memory held by other processes and leftover servers: warn, strict (do not launch) or off")
+	fs.StringVar(&opts.preflight, "preflight", "warn", "before launching, look for a --host address not this machine's, a taken port, GPU memory held by other processes and leftover servers: warn, strict (do not launch) or off")
 	fs.StringVar(&opts.benchSpec, "bench", "", "once ready, run the smoke test and a serving benchmark (SPEC like c=1,8;n=50;in=512;out=128;baseline=c=1:67.76; default: the last good run of this model and config is the baseline)")
 	fs.Lookup("bench").NoOptDefVal = "default"
 }
@@ -147,10 +148,15 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	var findings []preflightFinding
 	switch opts.preflight {
 	case "off":
-	case "warn":
-		findings = preflightPort(portToCheck(base, guessed, argv))
-	case "strict":
-		findings = preflight(portToCheck(base, guessed, argv), kind)
+	case "warn", "strict":
+		// (An address that is not this machine's has no port to dial.)
+		findings = preflightAddress(base, guessed, net.InterfaceAddrs)
+		if len(findings) == 0 {
+			findings = preflightPort(portToCheck(base, guessed, argv))
+		}
+		if opts.preflight == "strict" {
+			findings = append(findings, preflightHost(kind, 0)...)
+		}
 	default:
 		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
 	}
