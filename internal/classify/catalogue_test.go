@@ -343,6 +343,9 @@ var failureLines = []ruleLine{
 	{"trtllm", "trtllm.mpi_abort", "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD with errorcode 1."},
 	{"tgi", "tgi.no_binary", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: text-generation-server not found in PATH"},
 	{"tgi", "tgi.router_bind", "2026-01-08T10:00:00.123456Z ERROR text_generation_router::server: router/src/server.rs:2325: Failed to bind to 0.0.0.0:3000: Address already in use (os error 98)"},
+	// The same router given a --hostname no interface has: Rust's own
+	// io::Error text for EADDRNOTAVAIL (std::net::TcpListener::bind).
+	{"tgi", "net.bind_address", "2026-01-08T10:00:00.123456Z ERROR text_generation_router::server: router/src/server.rs:2325: Failed to bind to 10.9.9.9:3000: Cannot assign requested address (os error 99)"},
 	{"tgi", "tgi.weight_missing", "2026-01-08T10:00:00.123456Z ERROR text_generation_launcher: RuntimeError: weight model.layers.0.self_attn.q_proj.qweight does not exist"},
 	{"tgi", "tgi.unsupported_model", "ValueError: Unsupported model type qwen9"},
 	{"vllm", "cuda.no_gpu", "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu."},
