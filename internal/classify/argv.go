@@ -78,14 +78,8 @@ func pathPrefix(pr *Profile, argv []string, getenv func(string) string) string {
 		return ""
 	}
 	prefix := envValue(pr.PrefixEnv, argv, getenv)
-	for i, a := range argv {
-		name, val, hasVal := strings.Cut(a, "=")
-		if name == pr.PrefixFlag {
-			if !hasVal && i+1 < len(argv) {
-				val = argv[i+1]
-			}
-			prefix = val
-		}
+	if val, ok := lastFlagValue(argv, pr.PrefixFlag); ok {
+		prefix = val
 	}
 	prefix = strings.TrimRight(prefix, "/")
 	if prefix == "" || strings.ContainsAny(prefix, "?# \t") {
@@ -103,15 +97,7 @@ func pathPrefix(pr *Profile, argv []string, getenv func(string) string) string {
 func socketPath(pr *Profile, argv []string, host, dir string) string {
 	path := ""
 	if pr.SocketFlag != "" {
-		for i, a := range argv {
-			name, val, hasVal := strings.Cut(a, "=")
-			if name == pr.SocketFlag {
-				if !hasVal && i+1 < len(argv) {
-					val = argv[i+1]
-				}
-				path = val
-			}
-		}
+		path, _ = lastFlagValue(argv, pr.SocketFlag)
 	}
 	if path == "" && pr.HostSocket && strings.HasSuffix(host, ".sock") {
 		path = host
@@ -191,6 +177,25 @@ func ModelFromArgv(argv []string) string {
 		}
 	}
 	return ""
+}
+
+// lastFlagValue is the value of flag's last "--x V" or "--x=V" in argv,
+// which is the one a server's argument parser keeps.
+func lastFlagValue(argv []string, flag string) (val string, ok bool) {
+	for i, a := range argv {
+		name, v, hasVal := strings.Cut(a, "=")
+		if name != flag {
+			continue
+		}
+		if !hasVal {
+			v = ""
+			if i+1 < len(argv) {
+				v = argv[i+1]
+			}
+		}
+		val, ok = v, true
+	}
+	return val, ok
 }
 
 // FlagValue finds "--x V", "--x=V" (and the underscore spelling) in argv.
