@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -43,7 +44,8 @@ func portToCheck(base string, guessed bool, argv []string) string {
 
 // preflightAddress checks that the host of a URL guessed from the command
 // line (its --host) is one of this machine's addresses (addrs: the
-// interfaces'), which the server must have to bind it. A host name, a
+// interfaces'), which the server must have to bind it, and that its port
+// is one. A host name, a
 // given --url (a port forward may be meant) and a socket are left alone.
 func preflightAddress(base string, guessed bool, addrs func() ([]net.Addr, error)) []preflightFinding {
 	if !guessed {
@@ -52,6 +54,10 @@ func preflightAddress(base string, guessed bool, addrs func() ([]net.Addr, error
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme == "unix" {
 		return nil
+	}
+	if p, err := strconv.Atoi(u.Port()); err == nil && p > 65535 {
+		return []preflightFinding{{cause: v.Config, text: fmt.Sprintf("the --port %d is no TCP port (1-65535): the server cannot listen there, and vigil cannot probe it", p),
+			hint: "give a --port from 1 to 65535, then start again; --preflight=warn only reports"}}
 	}
 	ip := net.ParseIP(u.Hostname())
 	if ip == nil || ip.IsLoopback() || ip.IsUnspecified() {

@@ -119,8 +119,9 @@ func TestPreflightSocket(t *testing.T) {
 }
 
 // TestPreflightAddress: a --host address that none of the interfaces has
-// is named; this machine's, a loopback or wildcard one, a name, a given
-// --url and a socket are not checked against them.
+// is named, as is a --port above 65535; this machine's, a loopback or
+// wildcard one, a name, a given --url and a socket are not checked
+// against them.
 func TestPreflightAddress(t *testing.T) {
 	own := func() ([]net.Addr, error) {
 		return []net.Addr{
@@ -143,6 +144,8 @@ func TestPreflightAddress(t *testing.T) {
 		{"a name", "http://gpu-07:8080", true, false},
 		{"a given --url", "http://10.9.9.9:8080", false, false},
 		{"a socket", "unix:///run/l.sock", true, false},
+		{"no TCP port", "http://127.0.0.1:99999", true, true},
+		{"the last TCP port", "http://127.0.0.1:65535", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,12 +153,16 @@ func TestPreflightAddress(t *testing.T) {
 			if got := len(f) > 0; got != tt.want {
 				t.Fatalf("preflightAddress(%q) = %v, want a finding: %v", tt.base, f, tt.want)
 			}
-			if tt.want && (f[0].cause != v.Config || !strings.Contains(f[0].text, "is none of this machine's")) {
-				t.Errorf("finding %+v; want config, naming the address", f[0])
+			flag := "--host"
+			if strings.Contains(tt.name, "port") {
+				flag = "--port"
+			}
+			if tt.want && (f[0].cause != v.Config || !strings.Contains(f[0].text, flag)) {
+				t.Errorf("finding %+v; want config, naming %s", f[0], flag)
 			}
 			if tt.want {
-				if r := preflightRefusal(f, time.Time{}); r.Cause != v.Config || !strings.Contains(r.Hint, "--host") {
-					t.Errorf("--preflight=strict refuses with %s: %q; want config and a hint about --host", r.Cause, r.Hint)
+				if r := preflightRefusal(f, time.Time{}); r.Cause != v.Config || !strings.Contains(r.Hint, flag) {
+					t.Errorf("--preflight=strict refuses with %s: %q; want config and a hint about %s", r.Cause, r.Hint, flag)
 				}
 			}
 		})
