@@ -184,11 +184,7 @@ func (j *Judge) attachPulse(r *observe.Result) {
 			r.Summary += "; " + p.kernelSummary()
 		}
 	}
-	if len(p.notable) > 0 {
-		var out []map[string]any
-		for _, n := range p.notable {
-			out = append(out, map[string]any{"id": n.rule.ID, "effect": n.rule.Effect, "meaning": n.rule.Meaning, "line": n.line, "count": n.count})
-		}
-		r.SetExtra("notable", out)
+	if n := j.Notable(); n != nil {
+		r.SetExtra("notable", n)
 	}
 }

@@ -65,8 +65,8 @@ func TestPulse(t *testing.T) {
 	if len(d) != 1 || d[0]["device"] != "NVIDIA_H200" || d[0]["shape"] != "E=16,N=1536" {
 		t.Errorf("default configs %v, want the one E=16,N=1536 on NVIDIA_H200", d)
 	}
-	n, _ := r.Extras["notable"].([]map[string]any)
-	if len(n) != 1 || n[0]["id"] != "sglang.deepgemm_scale" || n[0]["count"] != 2 || n[0]["effect"] != "accuracy" {
+	n, _ := r.Extras["notable"].([]Notable)
+	if len(n) != 1 || n[0].ID != "sglang.deepgemm_scale" || n[0].Count != 2 || n[0].Effect != "accuracy" {
 		t.Errorf("notable %v, want sglang.deepgemm_scale twice", n)
 	}
 	if len(warnings) != 2 || !strings.Contains(warnings[0], "E=16,N=1536,device_name=NVIDIA_H200.json") || !strings.Contains(warnings[0], "benchmark_moe.py --tune") ||
