@@ -83,6 +83,9 @@ binary file or stream, a compressed one cut short).`,
 					in.Close()
 				}
 			}()
+			if env.SmallHeap != nil && smallLogs(inputs) {
+				env.SmallHeap()
+			}
 			worst := 0
 			for _, in := range inputs {
 				if len(inputs) > 1 && !jsonOut {
@@ -140,6 +143,28 @@ func (l logInput) Close() {
 	if l.c != nil {
 		l.c.Close()
 	}
+}
+
+// smallLogSize is the most bytes of logs that explain reads with
+// Env.SmallHeap: their judging allocates a few times their size.
+const smallLogSize = 4 << 20
+
+// smallLogs says whether inputs are regular, uncompressed files of at
+// most smallLogSize bytes together; a stream's or a compressed file's
+// size is not known.
+func smallLogs(inputs []logInput) bool {
+	var total int64
+	for _, in := range inputs {
+		if in.file == nil || in.gz {
+			return false
+		}
+		fi, err := in.file.Stat()
+		if err != nil {
+			return false
+		}
+		total += fi.Size()
+	}
+	return total <= smallLogSize
 }
 
 // openLogs opens every file first, and reads the head of every stream,

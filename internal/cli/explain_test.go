@@ -376,3 +376,63 @@ func TestExplainKubectlPods(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainSmallHeap: explain asks for the small-heap pace only when it
+// knows that all its input is small: regular, uncompressed files of at
+// most smallLogSize bytes together.
+func TestExplainSmallHeap(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	line := []byte("main: server is listening on http://127.0.0.1:8080 - starting the main loop\n")
+	small := write("small.log", line)
+	empty := write("empty.log", nil)
+	half := write("half.log", bytes.Repeat(line, smallLogSize/2/len(line)+1))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(line)
+	zw.Close()
+	packed := write("small.log.gz", gz.Bytes())
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		small bool
+	}{
+		{"one small file", "", []string{small}, true},
+		{"an empty file", "", []string{empty}, true},
+		{"small files", "", []string{small, empty, small}, true},
+		{"one file over half the size", "", []string{half}, true},
+		{"two files over the size together", "", []string{half, half}, false},
+		{"standard input", string(line), nil, false},
+		{"a small file and standard input", string(line), []string{small, "-"}, false},
+		{"a compressed file", "", []string{packed}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			calls := 0
+			env := &Env{
+				IO:        &IOStreams{In: strings.NewReader(tt.stdin), Out: &out, ErrOut: &errOut},
+				Getenv:    func(string) string { return "" },
+				SmallHeap: func() { calls++ },
+			}
+			cmd := newExplainCmd(env)
+			cmd.SetArgs(tt.args)
+			if err := cmd.ExecuteContext(context.Background()); err != nil {
+				var exit *ExitError
+				if !errors.As(err, &exit) {
+					t.Fatal(err)
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[tt.small]; calls != want {
+				t.Errorf("SmallHeap called %d times, want %d", calls, want)
+			}
+		})
+	}
+}
