@@ -274,6 +274,7 @@ run_case model-unknown-arch failed/config -- -m "$M/unknown-arch.gguf"
 run_case flag-unknown failed/config -- -m "$M/tiny.gguf" --no-such-flag
 run_case flag-bad-value failed/config -- -m "$M/tiny.gguf" -c lots
 run_case flag-bad-choice failed/config -- -m "$M/tiny.gguf" --flash-attn maybe
+run_case flag-device-unknown failed/config@llamacpp.args -- -m "$M/tiny.gguf" --device nosuchdev0
 run_case flag-ssl-unsupported failed/config -- -m "$M/tiny.gguf" --ssl-key-file "$M/key.pem" --ssl-cert-file "$M/cert.pem"
 run_case kv-cache-host-oom failed/host_oom -- -m "$M/big.gguf" --no-mmap -c 4000000
 # Settings the model or this machine cannot take, found once the model is in.
@@ -301,6 +302,11 @@ run_case mmproj-unknown-type failed/config -- -m "$M/tiny.gguf" --mmproj "$M/mmp
 run_case mmproj-missing failed/model_load -- -m "$M/tiny.gguf" --mmproj "$M/missing-mmproj.gguf"
 run_case mmproj-not-gguf failed/model_load@llamacpp.mmproj_file -- -m "$M/tiny.gguf" --mmproj "$M/notgguf.gguf"
 run_case lora-missing failed/model_load@llamacpp.lora_file -- -m "$M/tiny.gguf" --lora "$M/missing-lora.gguf"
+# A speculative draft model (-md) that is not there: the main model loads,
+# then the draft's loader fails.
+run_case draft-missing failed/model_load@llamacpp.gguf_open -- -m "$M/tiny.gguf" -md "$M/missing-draft.gguf"
+# A --host name that resolves to nothing (.invalid never does).
+run_case host-unresolvable failed/config@llamacpp.bind_host -- -m "$M/tiny.gguf" --host nosuchhost.invalid
 run_case model-gguf-version failed/model_load@llamacpp.gguf_version -- -m "$M/badver.gguf"
 # --no-log-prefix: the lines keep only their module tag ("srv  llama_server:
 # model loaded"); the ready line must still be read.

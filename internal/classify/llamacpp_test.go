@@ -91,7 +91,7 @@ var llamacppRealLines = []llamaLine{
 	// The port is taken.
 	{name: "bind", line: "0.00.010.351 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 18095", rule: "llamacpp.bind", cause: v.PortInUse, error: true},
 	// --host 192.0.2.1 (a documentation address, not this machine's).
-	{name: "bind, a stale socket file", line: "0.00.008.821 E srv         start: couldn't bind HTTP server socket, hostname: /tmp/rt/st.sock, port: 8080", rule: "llamacpp.bind_socket", cause: v.Config, error: true},
+	{name: "bind, a stale socket file", line: "0.00.008.821 E srv         start: couldn't bind HTTP server socket, hostname: /run/llama/st.sock, port: 8080", rule: "llamacpp.bind_socket", cause: v.Config, error: true},
 	{name: "bind, a socket's directory missing", line: "0.00.012.902 E srv         start: couldn't bind HTTP server socket, hostname: /nonexistent/dir/x.sock, port: 8080", rule: "llamacpp.bind_socket", cause: v.Config, error: true},
 	{name: "bind, a host not this machine's", line: "0.00.008.135 E srv         start: couldn't bind HTTP server socket, hostname: 192.0.2.1, port: 18121", rule: "llamacpp.bind_host", cause: v.Config, error: true},
 	{name: "http exit", line: "0.00.010.454 E srv  llama_server: exiting due to HTTP server error", rule: "llamacpp.http_exit", error: true},
