@@ -15,9 +15,11 @@ import (
 
 	"vigil/internal/classify"
 	"vigil/internal/endpoint"
+	"vigil/internal/judge"
 	"vigil/internal/observe"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
+	"vigil/internal/render"
 	v "vigil/internal/verdict"
 )
 
@@ -32,6 +34,49 @@ type preflightFinding struct {
 // start: a --host address that is not this machine's, the port already
 // taken, GPU memory still held by earlier runs, and leftover processes of
 // the same server kind. It only reads; it never stops anything.
+
+// runPreflight runs the checks --preflight MODE (checked: off, warn or
+// strict) asks for before a launch. Strict mode checks everything; warn
+// mode only the address and the port, and the host once the server runs,
+// so as not to delay it.
+func runPreflight(mode, kind, base string, guessed bool, argv []string) []preflightFinding {
+	if mode == "off" {
+		return nil
+	}
+	// (An address that is not this machine's has no port to dial.)
+	findings := preflightAddress(base, guessed, net.InterfaceAddrs)
+	if len(findings) == 0 {
+		findings = preflightPort(portToCheck(base, guessed, argv))
+	}
+	if mode == "strict" {
+		findings = append(findings, preflightHost(kind, 0)...)
+	}
+	return findings
+}
+
+// preflightNotes are the findings told as notes of a launched startup; a
+// taken port is also the judge's evidence should the server die silently.
+func preflightNotes(findings []preflightFinding, cfg *judge.Config) []string {
+	var notes []string
+	for _, f := range findings {
+		notes = append(notes, "preflight: "+f.text)
+		if f.cause == v.PortInUse {
+			cfg.PortTaken = f.text
+		}
+	}
+	return notes
+}
+
+// refuseLaunch tells the verdict of a --preflight=strict that found a
+// problem: nothing is launched, and the exit status is failed's.
+func refuseLaunch(env *Env, f *judgeFlags, info render.Info, findings []preflightFinding) error {
+	r := pickRenderer(env, f)
+	r.Begin(info)
+	refusal := preflightRefusal(findings, info.Start)
+	redactResult(f.red, refusal)
+	r.End(refusal, render.Status{Now: info.Start})
+	return &ExitError{Code: v.Failed.ExitCode()}
+}
 
 // portToCheck is the base URL whose port must be free before the launch:
 // none when the URL was guessed for a server told to take any port.

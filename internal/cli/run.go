@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -92,10 +92,21 @@ func (opts *runOptions) registerRun(fs *pflag.FlagSet) {
 	fs.Lookup("bench").NoOptDefVal = "default"
 }
 
+// validateRun checks the flags run and supervise share.
+func (opts *runOptions) validateRun() error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	if !slices.Contains([]string{"warn", "strict", "off"}, opts.preflight) {
+		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
+	}
+	return nil
+}
+
 func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) error {
 	// Event times count from here, before the preflight checks.
 	start := time.Now()
-	if err := opts.validate(); err != nil {
+	if err := opts.validateRun(); err != nil {
 		return err
 	}
 	if opts.grace < 0 {
@@ -143,23 +154,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv, env.Getenv, ""), true
 	}
-	// Strict mode checks everything before launching; warn mode only the
-	// port, and the host once the server runs, so as not to delay it.
-	var findings []preflightFinding
-	switch opts.preflight {
-	case "off":
-	case "warn", "strict":
-		// (An address that is not this machine's has no port to dial.)
-		findings = preflightAddress(base, guessed, net.InterfaceAddrs)
-		if len(findings) == 0 {
-			findings = preflightPort(portToCheck(base, guessed, argv))
-		}
-		if opts.preflight == "strict" {
-			findings = append(findings, preflightHost(kind, 0)...)
-		}
-	default:
-		return Usagef("--preflight %q: want warn, strict or off", opts.preflight)
-	}
+	findings := runPreflight(opts.preflight, kind, base, guessed, argv)
 	model := classify.ModelFromArgv(argv)
 	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	if err != nil {
@@ -172,13 +167,8 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	defer logFile.Close()
 
 	if opts.preflight == "strict" && len(findings) > 0 {
-		r := pickRenderer(env, &opts.judgeFlags)
 		info := render.Info{Mode: "run", LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
-		r.Begin(info)
-		refusal := preflightRefusal(findings, start)
-		redactResult(red, refusal)
-		r.End(refusal, render.Status{Now: start})
-		return &ExitError{Code: v.Failed.ExitCode()}
+		return refuseLaunch(env, &opts.judgeFlags, info, findings)
 	}
 	proc, err := launch.Start(launch.Spec{Argv: argv, Env: os.Environ(), Log: logFile, Subreaper: true})
 	// The copier (or the server) holds its own descriptor: vigil's would
@@ -200,12 +190,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if noHTTP != "" {
 		notes = append(notes, noHTTP)
 	}
-	for _, f := range findings {
-		notes = append(notes, "preflight: "+f.text)
-		if f.cause == v.PortInUse {
-			cfg.PortTaken = f.text // the judge's evidence when the server dies silently
-		}
-	}
+	notes = append(notes, preflightNotes(findings, &cfg)...)
 	notes = redactNotes(red, notes)
 
 	extras := map[string]any{}

@@ -94,7 +94,7 @@ func stopSignal(sig syscall.Signal) bool {
 
 func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []string) error {
 	start := time.Now()
-	if err := opts.validate(); err != nil {
+	if err := opts.validateRun(); err != nil {
 		return err
 	}
 	if _, err := lookPath(argv[0]); err != nil {
@@ -110,6 +110,11 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	base, guessed := opts.url, false
 	if base == "" {
 		base, guessed = classify.GuessURL(kind, argv, env.Getenv, ""), true
+	}
+	findings := runPreflight(opts.preflight, kind, base, guessed, argv)
+	if opts.preflight == "strict" && len(findings) > 0 {
+		info := render.Info{Mode: "supervise", URL: redact.URL(base), Argv: red.Argv(argv), Start: start}
+		return refuseLaunch(env, &opts.judgeFlags, info, findings)
 	}
 	// The endpoints are taken before the server starts: an address in use
 	// is a usage error, with nothing launched.
@@ -194,6 +199,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	if noHTTP != "" {
 		notes = append(notes, noHTTP)
 	}
+	notes = redactNotes(red, append(notes, preflightNotes(findings, &cfg)...))
 	stall := cfg.StallAfter
 	if stall <= 0 {
 		stall = max(cfg.FallbackStall, defaultStallAfter)

@@ -55,3 +55,61 @@ func TestSuperviseUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPreflightOfLaunches: run and supervise look at the port before the
+// launch alike. Strict mode refuses (exit 1, nothing launched), warn mode
+// tells and launches; a mode that is none of the three is a usage error.
+func TestPreflightOfLaunches(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	url := "http://" + taken.Addr().String()
+	for _, command := range []string{"run", "supervise"} {
+		tests := []struct {
+			name     string
+			mode     string
+			code     int
+			launched bool
+			want     string
+		}{
+			{name: "strict", mode: "strict", code: 1, want: "not launched: the preflight check found a problem"},
+			{name: "warn", mode: "warn", code: 1, launched: true, want: "preflight: something already listens on " + taken.Addr().String()},
+			{name: "off", mode: "off", code: 1, launched: true},
+			{name: "unknown mode", mode: "sometimes", code: 2, want: `--preflight "sometimes": want warn, strict or off`},
+		}
+		for _, tc := range tests {
+			t.Run(command+"/"+tc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				marker := filepath.Join(dir, "launched")
+				var out, errOut bytes.Buffer
+				env := &Env{
+					IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+					Getenv: func(k string) string {
+						if k == "XDG_STATE_HOME" || k == "HOME" {
+							return dir
+						}
+						return ""
+					},
+				}
+				args := []string{command, "--preflight", tc.mode, "--url", url, "--grace", "1s", "--no-history"}
+				if command == "supervise" {
+					args = append(args, "--listen", "127.0.0.1:0")
+				}
+				args = append(args, "--", "sh", "-c", "touch "+marker)
+				code := Main(context.Background(), args, env)
+				all := out.String() + errOut.String()
+				if code != tc.code || !strings.Contains(all, tc.want) {
+					t.Errorf("exit %d, output %q; want %d and %q", code, all, tc.code, tc.want)
+				}
+				if tc.mode == "off" && strings.Contains(all, "preflight") {
+					t.Errorf("--preflight off told %q", all)
+				}
+				if _, err := os.Stat(marker); (err == nil) != tc.launched {
+					t.Errorf("launched: %v, want %v", err == nil, tc.launched)
+				}
+			})
+		}
+	}
+}
