@@ -22,10 +22,13 @@ const (
 	helperPidEnv    = "VIGIL_E2E_HELPER_PIDFILE"
 )
 
+// helperKinds are the helper servers and the kind each plays.
+var helperKinds = map[string]string{"llama-any-port": "llamacpp", "llama-socket": "llamacpp", "vllm-any-port": "vllm"}
+
 // helperServer runs the named server until it is stopped, or a minute at
 // most, and returns its exit status.
 func helperServer(name string) int {
-	if name != "llama-any-port" && name != "llama-socket" {
+	if helperKinds[name] == "" {
 		fmt.Fprintf(os.Stderr, "unknown helper server %q\n", name)
 		return 2
 	}
@@ -57,10 +60,22 @@ func helperServer(name string) int {
 	// As a real server, print nothing in the first 50 ms: vigil watch
 	// takes lines written sooner than that as an earlier run's.
 	time.Sleep(100 * time.Millisecond)
-	fmt.Println("0.00.011.101 I srv    load_model: loading model 'tiny.gguf'")
-	fmt.Println("0.00.853.903 I srv    load_model: initializing slots, n_slots = 4")
-	fmt.Println("0.00.856.470 I srv  llama_server: model loaded")
-	fmt.Printf("0.00.856.501 I srv  llama_server: listening on %s\n", shown)
+	if name == "vllm-any-port" {
+		// vLLM binds its socket first and names the address it was
+		// given (api_server.py's listen_address), port 0 and all;
+		// uvicorn, handed the socket, names none.
+		pid := os.Getpid()
+		fmt.Printf("(APIServer pid=%d) INFO 12-07 10:00:01 [api_server.py:1839] vLLM API server version 0.11.0\n", pid)
+		fmt.Printf("(APIServer pid=%d) INFO 12-07 10:00:09 [api_server.py:1778] Starting vLLM API server 0 on http://0.0.0.0:0\n", pid)
+		fmt.Printf("(APIServer pid=%d) INFO:     Started server process [%d]\n", pid, pid)
+		fmt.Printf("(APIServer pid=%d) INFO:     Waiting for application startup.\n", pid)
+		fmt.Printf("(APIServer pid=%d) INFO:     Application startup complete.\n", pid)
+	} else {
+		fmt.Println("0.00.011.101 I srv    load_model: loading model 'tiny.gguf'")
+		fmt.Println("0.00.853.903 I srv    load_model: initializing slots, n_slots = 4")
+		fmt.Println("0.00.856.470 I srv  llama_server: model loaded")
+		fmt.Printf("0.00.856.501 I srv  llama_server: listening on %s\n", shown)
+	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	select {
@@ -81,7 +96,7 @@ func runHelperServer(t *testing.T, sb *sandbox, name string, args ...string) (*v
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append([]string{"run", "--json", "--server", "llamacpp", "--timeout", "60s", "--", self}, args...)
+	argv := append([]string{"run", "--json", "--server", helperKinds[name], "--timeout", "60s", "--", self}, args...)
 	return startVigil(t, sb.with(helperServerEnv+"="+name, helperPidEnv+"="+pidfile), argv...), pidfile
 }
 
@@ -113,6 +128,32 @@ func TestRunProbesWhereTheServerListens(t *testing.T) {
 	}
 	if !moved {
 		t.Errorf("no note that vigil probes where the server listens\n%s", v.stdout.String())
+	}
+}
+
+// TestRunFindsThePortOfAServerThatPrintsZero: vLLM started with --port 0
+// names port 0 as where it listens; vigil takes the port from the
+// server's listening socket instead, probes there and finds it ready
+// (before, it probed port 0, and called a served server stalled).
+func TestRunFindsThePortOfAServerThatPrintsZero(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	v, _ := runHelperServer(t, sb, "vllm-any-port", "--port", "0")
+	if !v.wait(t, 50*time.Second) {
+		return
+	}
+	got := expectVerdict(t, v, "ready", "")
+	if ev := strings.Join(evidence(got), "\n"); !strings.Contains(ev, "GET /health -> 200") {
+		t.Errorf("ready without the health answer: %s", ev)
+	}
+	events, _, _ := parseEvents(v.stdout.Bytes())
+	found := false
+	for _, e := range events {
+		found = found || e.str("event") == "note" && strings.Contains(e.str("message"), "and its socket says which): probing there")
+	}
+	if !found {
+		t.Errorf("no note that vigil found the port from the socket\n%s", v.stdout.String())
 	}
 }
 

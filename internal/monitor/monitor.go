@@ -13,6 +13,7 @@ package monitor
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -328,6 +329,9 @@ func (m *monitor) smoke() func(context.Context, string) observe.SmokeResult {
 // that is elsewhere, the prober and the smoke request go there from now
 // on, and the note returned says so.
 func (m *monitor) listenAt(base string) (note string) {
+	if u, err := url.Parse(base); err == nil && u.Port() == "0" {
+		return "" // the port it was given, not the one it got (vLLM's --port 0)
+	}
 	was := m.baseURL()
 	first := m.url.Load() == nil
 	if was == "" || sameAddress(base, was) && !(first && m.spec.AwaitAddress) {

@@ -412,21 +412,28 @@ func TestProbesWhereTheServerListens(t *testing.T) {
 		probed   string // Outcome.URL
 		smokedAt string
 		note     string
-		address  bool // the server prints its address
+		address  string // the address the server prints ("": none)
+		socket   bool   // /proc shows the server listening on 41234
 	}{
-		{"guessed", true, false, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234, not at the guessed http://127.0.0.1:8080", true},
-		{"given", false, false, v.Failed, "http://127.0.0.1:8080", "", "", true},
+		{"guessed", true, false, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234, not at the guessed http://127.0.0.1:8080", "http://0.0.0.0:41234", false},
+		{"given", false, false, v.Failed, "http://127.0.0.1:8080", "", "", "http://0.0.0.0:41234", false},
 		// Another server answers on 8080: with --port 0 it is never asked.
-		{"any port", true, true, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234 (it was told to take any port)", true},
-		// A build that prints no address: the guess is probed after all,
-		// once the server said it is ready.
-		{"any port, no address", true, true, v.Ready, "http://127.0.0.1:8080", "http://127.0.0.1:8080", "", false},
+		{"any port", true, true, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234 (it was told to take any port)", "http://0.0.0.0:41234", false},
+		// A build that prints no address, and no socket to be read: the
+		// guess is probed after all, once the server said it is ready.
+		{"any port, no address", true, true, v.Ready, "http://127.0.0.1:8080", "http://127.0.0.1:8080", "", "", false},
+		// vLLM prints the 0 it was given; its listening socket tells.
+		{"any port, 0 printed", true, true, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234 (it was told to take any port, and its socket says which)", "http://0.0.0.0:0", true},
+		{"any port, no address, a socket", true, true, v.Ready, "http://127.0.0.1:41234", "http://127.0.0.1:41234", "listens at http://127.0.0.1:41234 (it was told to take any port, and its socket says which)", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				const pid = 4800
 				proc := procTree(t, pid, "S", 0)
+				if tt.socket {
+					listenOn(t, proc, pid, "00000000:A112") // 0.0.0.0:41234
+				}
 				log := writeLog(t, "0.00.011.101 I srv    load_model: loading model 'tiny.gguf'")
 				// The address comes two seconds in, after probes would
 				// have found whatever answers at the guess.
@@ -438,12 +445,12 @@ func TestProbesWhereTheServerListens(t *testing.T) {
 					}
 					defer f.Close()
 					fmt.Fprintln(f, "0.02.856.470 I srv  llama_server: model loaded")
-					if tt.address {
-						fmt.Fprintln(f, "0.02.856.501 I srv  llama_server: listening on http://0.0.0.0:41234")
+					if tt.address != "" {
+						fmt.Fprintln(f, "0.02.856.501 I srv  llama_server: listening on "+tt.address)
 					}
 				})
 				hc := &portHealth{ok: []string{"127.0.0.1:41234"}}
-				if tt.await || !tt.address {
+				if tt.await || tt.address == "" {
 					hc.ok = append(hc.ok, "127.0.0.1:8080")
 				}
 				var smokedAt string
@@ -472,11 +479,37 @@ func TestProbesWhereTheServerListens(t *testing.T) {
 				if noted != (tt.note != "") {
 					t.Errorf("notes %q; want one saying %q", s.notes, tt.note)
 				}
-				if n := hc.asked["127.0.0.1:8080"]; tt.await && tt.address && n > 0 {
+				if n := hc.asked["127.0.0.1:8080"]; tt.await && (tt.address != "" || tt.socket) && n > 0 {
 					t.Errorf("the default port was probed %d times though the server was told to take any port", n)
 				}
 			})
 		})
+	}
+}
+
+// listenOn makes the /proc fixture at root show pid, in vigil's network
+// namespace, listening on local (net/tcp's "HEXADDR:HEXPORT").
+func listenOn(t *testing.T, root string, pid int, local string) {
+	t.Helper()
+	const inode = "424242"
+	line := "   0: " + local + " 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 " + inode + " 1 0000000000000000 100 0 0 10 0"
+	header := "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	for _, d := range []string{"net", "self/ns", fmt.Sprint(pid, "/ns"), fmt.Sprint(pid, "/fd")} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "net/tcp"), []byte(header+line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{
+		{"net:[4026531992]", "self/ns/net"},
+		{"net:[4026531992]", fmt.Sprint(pid, "/ns/net")},
+		{"socket:[" + inode + "]", fmt.Sprint(pid, "/fd/3")},
+	} {
+		if err := os.Symlink(l[0], filepath.Join(root, l[1])); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

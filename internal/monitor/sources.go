@@ -416,8 +416,10 @@ const addressGrace = 3 * time.Second
 
 // awaitAddress waits until the server, told to take any port, prints the
 // address it got (baseURL is that address then), or until it has said it
-// is up or ready and addressGrace passed without one (a build that prints
-// none: the guess is probed). It returns false when ctx ended.
+// is up or ready. Then the port its process tree listens on is looked
+// for (a server that prints no port, or the 0 it was given: vLLM); when
+// none can be told after addressGrace more, the guess is probed. It
+// returns false when ctx ended.
 func (m *monitor) awaitAddress(ctx context.Context) bool {
 	var giveUp <-chan time.Time
 	for {
@@ -427,13 +429,60 @@ func (m *monitor) awaitAddress(ctx context.Context) bool {
 		case <-m.retarget:
 			return true
 		case <-m.nudge:
+			if m.adoptListener() {
+				return true
+			}
 			if giveUp == nil {
 				giveUp = time.After(addressGrace)
 			}
 		case <-giveUp:
+			m.adoptListener()
 			return true
 		}
 	}
+}
+
+// adoptListener probes, from now on, the one TCP port the server's
+// process tree listens on, and reports whether there was one.
+func (m *monitor) adoptListener() bool {
+	base := m.listenerURL()
+	if base == "" {
+		return false
+	}
+	m.url.Store(&base)
+	m.note("the server listens at " + base + " (it was told to take any port, and its socket says which): probing there")
+	return true
+}
+
+// listenerURL is the guessed URL at the port the server listens on: the
+// one TCP port of its main process, else the one of its tree (a shell
+// wrapper's child). "" when there is none, or several: a tree also holds
+// its workers' rendezvous ports (torch's TCPStore), which cannot be told
+// from the HTTP server's.
+func (m *monitor) listenerURL() string {
+	pid := m.serverPID()
+	if pid <= 0 {
+		return ""
+	}
+	addrs := m.deps.Proc.Listeners([]int{pid})
+	if len(addrs) == 0 {
+		if tree, err := m.deps.Proc.Tree(pid); err == nil {
+			addrs = m.deps.Proc.Listeners(tree)
+		}
+	}
+	if len(addrs) == 0 || addrs[0].Port() != addrs[len(addrs)-1].Port() {
+		return ""
+	}
+	u, err := url.Parse(m.spec.URL)
+	if err != nil || u.Scheme == "unix" {
+		return ""
+	}
+	host := u.Hostname()
+	if a := addrs[0].Addr(); !a.IsUnspecified() {
+		host = a.String()
+	}
+	u.Host = net.JoinHostPort(host, strconv.Itoa(int(addrs[0].Port())))
+	return u.String()
 }
 
 // portCheck remembers who else was last found listening on the port.

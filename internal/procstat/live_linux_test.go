@@ -192,3 +192,25 @@ func schedstatKept() bool {
 	_, err := os.Stat("/proc/self/schedstat")
 	return err == nil
 }
+
+// TestLiveListeners: a port the test process listens on is found among its
+// listeners, and not among those of a child that holds no socket.
+func TestLiveListeners(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	want := ln.Addr().String()
+	var fsys FS
+	found := false
+	for _, a := range fsys.Listeners([]int{os.Getpid()}) {
+		found = found || a.String() == want
+	}
+	if !found {
+		t.Errorf("Listeners of the test process lack %s: %v", want, fsys.Listeners([]int{os.Getpid()}))
+	}
+	if got := fsys.Listeners([]int{startSleep(t)}); len(got) != 0 {
+		t.Errorf("Listeners of a sleep = %v, want none", got)
+	}
+}

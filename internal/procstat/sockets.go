@@ -1,6 +1,8 @@
 package procstat
 
 import (
+	"cmp"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -80,6 +82,46 @@ func (fsys FS) PortListener(port int, skip []int) int {
 	return 0
 }
 
+// Listeners returns the TCP addresses pids (a server's process tree) listen
+// on, by port: how a server told to take any port is found when it does not
+// print the port it got. None when the tree lives in another network
+// namespace or nothing can be read.
+func (fsys FS) Listeners(pids []int) []netip.AddrPort {
+	if len(pids) == 0 || !fsys.sameNetNS(pids[0]) {
+		return nil
+	}
+	pfs, err := procfs.NewFS(fsys.root())
+	if err != nil {
+		return nil
+	}
+	byInode := map[uint64]netip.AddrPort{}
+	for _, table := range []func() (procfs.NetTCP, error){pfs.NetTCP, pfs.NetTCP6} {
+		socks, err := table()
+		if err != nil {
+			continue
+		}
+		for _, s := range socks {
+			addr, ok := netip.AddrFromSlice(s.LocalAddr)
+			if s.St == tcpListen && s.Inode != 0 && ok {
+				byInode[s.Inode] = netip.AddrPortFrom(addr.Unmap(), uint16(s.LocalPort))
+			}
+		}
+	}
+	var out []netip.AddrPort
+	for _, pid := range pids {
+		inodes, _ := socketInodes(pfs, pid)
+		for _, ino := range inodes {
+			if a, ok := byInode[ino]; ok && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b netip.AddrPort) int {
+		return cmp.Or(cmp.Compare(a.Port(), b.Port()), a.Addr().Compare(b.Addr()))
+	})
+	return out
+}
+
 // sameNetNS reports whether pid lives in vigil's network namespace.
 func (fsys FS) sameNetNS(pid int) bool {
 	own, err1 := os.Readlink(fsys.root() + "/self/ns/net")
@@ -112,6 +154,18 @@ func listenInodes(pfs procfs.FS, port int) map[uint64]bool {
 // holds reports whether pid has one of the socket inodes open; ok is false
 // when its descriptors could not be read.
 func holds(pfs procfs.FS, pid int, inodes map[uint64]bool) (held, ok bool) {
+	open, ok := socketInodes(pfs, pid)
+	for _, ino := range open {
+		if inodes[ino] {
+			return true, true
+		}
+	}
+	return false, ok
+}
+
+// socketInodes returns the inodes of the sockets pid has open; ok is false
+// when its descriptors could not be read.
+func socketInodes(pfs procfs.FS, pid int) (inodes []uint64, ok bool) {
 	proc, err := pfs.Proc(pid)
 	var targets []string
 	if err == nil {
@@ -120,17 +174,16 @@ func holds(pfs procfs.FS, pid int, inodes map[uint64]bool) (held, ok bool) {
 	if err != nil {
 		// A process that is gone holds nothing; one we may not read
 		// might.
-		return false, vanished(err)
+		return nil, vanished(err)
 	}
 	for _, t := range targets {
 		rest, ok := strings.CutPrefix(t, "socket:[")
 		if !ok {
 			continue
 		}
-		ino, err := strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64)
-		if err == nil && inodes[ino] {
-			return true, true
+		if ino, err := strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64); err == nil {
+			inodes = append(inodes, ino)
 		}
 	}
-	return false, true
+	return inodes, true
 }

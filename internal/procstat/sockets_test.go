@@ -126,3 +126,44 @@ func TestPortHolderFixture(t *testing.T) {
 		t.Errorf("PortListener skipping the holder = %d, want 0", got)
 	}
 }
+
+// TestListenersFixture: the TCP addresses a tree listens on, by port, each
+// once; a connected socket and another process's listener are
+// not the tree's.
+func TestListenersFixture(t *testing.T) {
+	const (
+		// 127.0.0.1:8080 and 0.0.0.0:41000 listening, 127.0.0.1:5000
+		// connected (state 01), [::]:30000 listening.
+		loop      = "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 101 1 0000000000000000 100 0 0 10 0"
+		any       = "   1: 00000000:A028 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 102 1 0000000000000000 100 0 0 10 0"
+		connected = "   2: 0100007F:1388 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1000        0 103 1 0000000000000000 100 0 0 10 0"
+		v6any     = "   0: 00000000000000000000000000000000:7530 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 104 1 0000000000000000 100 0 0 10 0"
+		other     = "   3: 0100007F:0050 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 105 1 0000000000000000 100 0 0 10 0"
+	)
+	fsys := FS{Root: tcpFixture(t, []string{loop, any, connected, other}, []string{v6any}, map[int][]string{
+		10: {"/dev/null", "socket:[102]", "socket:[103]"},
+		11: {"socket:[104]", "socket:[101]", "socket:[102]"},
+		99: {"socket:[105]"},
+	})}
+	tests := []struct {
+		name string
+		tree []int
+		want string
+	}{
+		{"the tree's, each once", []int{10, 11}, "127.0.0.1:8080 [::]:30000 0.0.0.0:41000"},
+		{"one process's", []int{10}, "0.0.0.0:41000"},
+		{"a tree that is gone", []int{30}, ""},
+		{"nothing", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, a := range fsys.Listeners(tt.tree) {
+				got = append(got, a.String())
+			}
+			if s := strings.Join(got, " "); s != tt.want {
+				t.Errorf("Listeners(%v) = %q, want %q", tt.tree, s, tt.want)
+			}
+		})
+	}
+}
