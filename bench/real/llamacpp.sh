@@ -415,7 +415,8 @@ port_zero_case() {
     check "$name" "$expected" "$(verdict_of "$out")/$moved"
 }
 # socket_case NAME EXPECTED [VIGIL FLAG...]: llama-server --host PATH.sock
-# listens on a Unix socket; vigil, given no --url, probes it there.
+# (and SOCKET_ARGS) listens on a Unix socket; vigil, given no --url,
+# probes it there.
 socket_case() {
     local name=$1 expected=$2
     shift 2
@@ -423,7 +424,7 @@ socket_case() {
     local out=$WORK/out/$name.json
     rm -f "$WORK/$name.sock"
     timeout 120 "$VIGIL" run --json --grace 2s --timeout 90s --log-file "$WORK/logs/$name.log" "$@" \
-        -- "$LLAMA" --host "$WORK/$name.sock" -m "$M/tiny.gguf" >"$out" 2>"$WORK/out/$name.err"
+        -- "$LLAMA" --host "$WORK/$name.sock" -m "$M/tiny.gguf" "${SOCKET_ARGS[@]}" >"$out" 2>"$WORK/out/$name.err"
     stop_pid "$(pid_of "$out")"
     local answered=answered
     grep -q '"code":200,"event":"health"' "$out" || answered=unanswered
@@ -431,8 +432,15 @@ socket_case() {
 }
 # "/answered": the health endpoint answered 200 over the socket (not the
 # ready line trusted alone).
+SOCKET_ARGS=()
 socket_case ready-socket ready/answered
 socket_case smoke-socket failed/bad_output/answered --smoke
+# On a socket under --api-prefix: the health probe and the smoke request
+# go under the prefix there too.
+SOCKET_ARGS=(--api-prefix /llm)
+socket_case ready-socket-api-prefix ready/answered
+socket_case smoke-socket-api-prefix failed/bad_output/answered --smoke
+SOCKET_ARGS=()
 # A socket file an earlier server left (killed before it removed it):
 # the bind fails, and preflight said so before the launch.
 if want stale-socket; then

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"vigil/internal/endpoint"
 )
 
 // What the servers' command lines say about their address and model, as
@@ -57,7 +59,7 @@ func GuessURL(kind string, argv []string, getenv func(string) string, dir string
 		}
 	}
 	if sock := socketPath(pr, argv, host, dir); sock != "" {
-		return "unix://" + sock
+		return endpoint.SocketURL(sock, pathPrefix(pr, argv, getenv))
 	}
 	if port == 0 {
 		port = Lookup(kind).DefaultPort

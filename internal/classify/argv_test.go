@@ -27,6 +27,7 @@ func TestGuessURL(t *testing.T) {
 		// Unix sockets: llama-server's --host PATH.sock, vLLM's --uds.
 		{"llama-server on a socket", "llamacpp", []string{"llama-server", "--host", "/run/llama.sock"}, "", "unix:///run/llama.sock"},
 		{"llama-server's socket variable", "llamacpp", []string{"env", "LLAMA_ARG_HOST=/run/l.sock", "llama-server"}, "", "unix:///run/l.sock"},
+		{"llama-server on a socket, under a prefix", "llamacpp", []string{"llama-server", "--host", "/run/llama.sock", "--api-prefix", "/llm"}, "", "http+unix://%2Frun%2Fllama.sock/llm"},
 		{"llama-server on a relative socket", "llamacpp", []string{"llama-server", "--host", "l.sock"}, "", "unix://" + mustAbs(t, "l.sock")},
 		{"vLLM --uds", "vllm", []string{"vllm", "serve", "m", "--uds", "/tmp/v.sock"}, "", "unix:///tmp/v.sock"},
 		{"vLLM --uds=", "vllm", []string{"vllm", "serve", "m", "--uds=/tmp/v.sock", "--port", "9000"}, "", "unix:///tmp/v.sock"},

@@ -16,24 +16,57 @@ import (
 )
 
 // unixPrefix begins the base URL of a server on a Unix socket; the
-// socket's absolute path follows.
-const unixPrefix = "unix://"
+// socket's absolute path follows. A server that serves its routes under a
+// path on a socket (llama-server's --api-prefix) has the base URL
+// http+unix://ESCAPED-PATH/PREFIX (requests-unixsocket's form): the
+// socket's path, every "/" escaped, as the host, then the prefix.
+const (
+	unixPrefix       = "unix://"
+	unixPrefixedForm = "http+unix://"
+)
+
+// SocketURL is the base URL of a server on the socket at path (absolute)
+// that serves its routes under prefix ("" or "/llm").
+func SocketURL(path, prefix string) string {
+	if prefix == "" {
+		return unixPrefix + path
+	}
+	return unixPrefixedForm + strings.ReplaceAll(url.PathEscape(path), "/", "%2F") + prefix
+}
 
 // Socket returns the socket path of a Unix socket base URL.
 func Socket(base string) (string, bool) {
-	path, ok := strings.CutPrefix(base, unixPrefix)
-	if !ok || path == "" {
-		return "", false
+	path, _, ok := splitSocket(base)
+	return path, ok
+}
+
+// splitSocket returns the socket path and route prefix of a Unix socket
+// base URL.
+func splitSocket(base string) (path, prefix string, ok bool) {
+	if path, ok := strings.CutPrefix(base, unixPrefix); ok {
+		return path, "", path != ""
 	}
-	return path, true
+	rest, ok := strings.CutPrefix(base, unixPrefixedForm)
+	if !ok {
+		return "", "", false
+	}
+	host, prefix, _ := strings.Cut(rest, "/")
+	path, err := url.PathUnescape(host)
+	if err != nil || !strings.HasPrefix(path, "/") {
+		return "", "", false
+	}
+	if prefix != "" {
+		prefix = "/" + prefix
+	}
+	return path, prefix, true
 }
 
 // HTTPBase is the URL that requests to base are sent to: base itself, or
-// for a Unix socket http://localhost (the socket is dialled whatever the
-// request names, see [UnixDial]).
+// for a Unix socket http://localhost and its route prefix (the socket is
+// dialled whatever the request names, see [UnixDial]).
 func HTTPBase(base string) string {
-	if _, ok := Socket(base); ok {
-		return "http://localhost"
+	if _, prefix, ok := splitSocket(base); ok {
+		return "http://localhost" + prefix
 	}
 	return base
 }
@@ -62,6 +95,15 @@ func Parse(raw string) (string, error) {
 	}
 	if s == "" {
 		return "", bad("empty")
+	}
+	if strings.HasPrefix(s, unixPrefixedForm) {
+		// http+unix://%2Frun%2Fllama.sock/llm: a socket and a prefix.
+		path, prefix, ok := splitSocket(s)
+		if !ok || strings.ContainsAny(prefix, "?#") {
+			return "", bad("not a socket's path and a route prefix")
+		}
+		prefix = strings.TrimSuffix(strings.TrimRight(prefix, "/"), "/v1")
+		return SocketURL(path, prefix), nil
 	}
 	if rest, ok := strings.CutPrefix(s, "unix:"); ok {
 		// unix:///path and unix:/path.

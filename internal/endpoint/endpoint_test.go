@@ -25,6 +25,36 @@ func TestUnixSocket(t *testing.T) {
 	}
 }
 
+// TestSocketWithPrefix: a socket whose server serves its routes under a
+// path keeps both, and its requests name localhost under that path.
+func TestSocketWithPrefix(t *testing.T) {
+	tests := []struct {
+		path, prefix, base, http string
+	}{
+		{"/run/llama.sock", "", "unix:///run/llama.sock", "http://localhost"},
+		{"/run/llama.sock", "/llm", "http+unix://%2Frun%2Fllama.sock/llm", "http://localhost/llm"},
+		{"/tmp/a b/x.sock", "/api/v2", "http+unix://%2Ftmp%2Fa%20b%2Fx.sock/api/v2", "http://localhost/api/v2"},
+	}
+	for _, tt := range tests {
+		base := SocketURL(tt.path, tt.prefix)
+		if base != tt.base {
+			t.Errorf("SocketURL(%q, %q) = %q, want %q", tt.path, tt.prefix, base, tt.base)
+		}
+		if p, ok := Socket(base); !ok || p != tt.path {
+			t.Errorf("Socket(%q) = %q, %v; want %q", base, p, ok, tt.path)
+		}
+		if got := HTTPBase(base); got != tt.http {
+			t.Errorf("HTTPBase(%q) = %q, want %q", base, got, tt.http)
+		}
+		if got, err := Parse(base); err != nil || got != base {
+			t.Errorf("Parse(%q) = %q, %v; want it back", base, got, err)
+		}
+	}
+	if _, ok := Socket("http+unix://run.sock/llm"); ok {
+		t.Error("a relative socket path in http+unix:// was taken")
+	}
+}
+
 func TestParse(t *testing.T) {
 	tests := []struct {
 		name, in, want, err string
@@ -51,6 +81,8 @@ func TestParse(t *testing.T) {
 		{"Unix socket, vLLM's form", "unix:/tmp/vllm.sock", "unix:///tmp/vllm.sock", ""},
 		{"Unix socket, relative", "unix:llama.sock", "", "a Unix socket needs an absolute path"},
 		{"Unix socket, no path", "unix://", "", "a Unix socket needs an absolute path"},
+		{"Unix socket with a prefix", "http+unix://%2Frun%2Fllama.sock/llm/v1/", "http+unix://%2Frun%2Fllama.sock/llm", ""},
+		{"Unix socket with a prefix, relative", "http+unix://llama.sock/llm", "", "not a socket's path and a route prefix"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

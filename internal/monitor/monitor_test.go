@@ -557,6 +557,10 @@ func TestSameAddress(t *testing.T) {
 		{"unix:///run/a.sock", "unix:///run/a.sock", true},
 		{"unix:///run/a.sock", "unix:///run/b.sock", false},
 		{"unix:///run/a.sock", "http://127.0.0.1:8080", false},
+		// llama-server --host PATH.sock --api-prefix /llm prints the
+		// socket alone.
+		{"unix:///run/a.sock", "http+unix://%2Frun%2Fa.sock/llm", true},
+		{"unix:///run/b.sock", "http+unix://%2Frun%2Fa.sock/llm", false},
 	}
 	for _, tt := range tests {
 		if got := sameAddress(tt.a, tt.b); got != tt.want {
@@ -577,6 +581,9 @@ func TestWithPathOf(t *testing.T) {
 		{"a trailing slash", "http://127.0.0.1:41234/", "http://127.0.0.1:8080/llm/", "http://127.0.0.1:41234/llm"},
 		{"a printed path wins", "http://127.0.0.1:41234/v2", "http://127.0.0.1:8080/llm", "http://127.0.0.1:41234/v2"},
 		{"a socket", "unix:///run/l.sock", "http://127.0.0.1:8080/llm", "unix:///run/l.sock"},
+		{"a socket's prefix kept", "unix:///run/m.sock", "http+unix://%2Frun%2Fl.sock/llm", "http+unix://%2Frun%2Fm.sock/llm"},
+		{"a socket without a prefix", "unix:///run/m.sock", "unix:///run/l.sock", "unix:///run/m.sock"},
+		{"an address after a socket", "http://127.0.0.1:41234", "http+unix://%2Frun%2Fl.sock/llm", "http://127.0.0.1:41234"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

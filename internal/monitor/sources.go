@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vigil/internal/classify"
+	"vigil/internal/endpoint"
 	"vigil/internal/follow"
 	"vigil/internal/health"
 	"vigil/internal/journal"
@@ -474,7 +475,7 @@ func (m *monitor) listenerURL() string {
 		return ""
 	}
 	u, err := url.Parse(m.spec.URL)
-	if err != nil || u.Scheme == "unix" {
+	if _, sock := endpoint.Socket(m.spec.URL); err != nil || sock {
 		return ""
 	}
 	host := u.Hostname()
@@ -524,8 +525,10 @@ func (c *portCheck) foreignAnswer(m *monitor, port, pid int) bool {
 // same scheme and port, and the same host or two loopback hosts (a Unix
 // socket: the same path).
 func sameAddress(a, b string) bool {
-	if strings.HasPrefix(a, "unix:") || strings.HasPrefix(b, "unix:") {
-		return a == b
+	sa, okA := endpoint.Socket(a)
+	sb, okB := endpoint.Socket(b)
+	if okA || okB {
+		return okA && okB && sa == sb
 	}
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
@@ -541,9 +544,14 @@ func sameAddress(a, b string) bool {
 
 // withPathOf is base, an address a server printed (no path), with the
 // path of was, the URL vigil probed so far (llama-server's --api-prefix,
-// which its "listening on" line leaves out). A Unix socket's is itself.
+// which its "listening on" line leaves out), for a socket too.
 func withPathOf(base, was string) string {
-	if strings.HasPrefix(base, "unix:") || strings.HasPrefix(was, "unix:") {
+	sock, isSock := endpoint.Socket(base)
+	_, wasSock := endpoint.Socket(was)
+	if isSock && wasSock {
+		return endpoint.SocketURL(sock, strings.TrimPrefix(endpoint.HTTPBase(was), "http://localhost"))
+	}
+	if isSock || wasSock {
 		return base
 	}
 	ub, err1 := url.Parse(base)
