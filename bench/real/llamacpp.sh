@@ -583,8 +583,8 @@ earlier=$WORK/earlier.log
 cat "$WORK/logs/model-missing.log" "$WORK/logs/ready-default.log" >"$earlier" 2>/dev/null
 
 # watch_case NAME EXPECTED WHEN MODEL-ARGS...: WHEN is before (vigil first,
-# no --pid), during (after the first line, with --pid) or after (once the
-# server listens, with --pid).
+# no --pid), during (after the first line, with --pid), after (once the
+# server listens, with --pid) or pid-only (during, with --pid and no --log).
 watch_case() {
     local name=$1 expected=$2 when=$3
     shift 3
@@ -592,7 +592,10 @@ watch_case() {
     local log=$WORK/logs/$name.log out=$WORK/out/$name.json port v
     cp "$earlier" "$log"
     port=$(free_port)
-    local vargs=(watch --json --timeout 60s --stall-after 10s --url "http://127.0.0.1:$port" --log "$log")
+    local vargs=(watch --json --timeout 60s --stall-after 10s --url "http://127.0.0.1:$port")
+    # pid-only: vigil finds the log from the file the server's output
+    # goes to (start_server appends it there).
+    [ "$when" = pid-only ] || vargs+=(--log "$log")
     if [ "$when" = before ]; then
         (exec timeout 90 "$VIGIL" "${vargs[@]}" >"$out" 2>"$WORK/out/$name.err") &
         v=$!
@@ -603,7 +606,7 @@ watch_case() {
         lines=$(wc -l <"$log")
         start_server "$log" --port "$port" "$@"
         local until='listening on|exiting due'
-        [ "$when" = during ] && until='loading model'
+        [ "$when" = during ] || [ "$when" = pid-only ] && until='loading model'
         local i
         for ((i = 0; i < 600; i++)); do
             tail -n +$((lines + 1)) "$log" | grep -qE "$until" && break
@@ -621,6 +624,7 @@ watch_case watch-before ready before -m "$M/tiny.gguf"
 watch_case watch-during ready during -m "$M/big.gguf" --no-mmap
 watch_case watch-after ready after -m "$M/tiny.gguf"
 watch_case watch-before-fails failed/model_load before -m "$M/truncated.gguf"
+watch_case watch-pid-only ready pid-only -m "$M/big.gguf" --no-mmap
 
 # A server started in its own directory with --host NAME.sock listens on
 # the socket there, and says "listening on unix://NAME.sock"; vigil watch,

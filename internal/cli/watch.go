@@ -39,11 +39,12 @@ type watchOptions struct {
 func newWatchCmd(env *Env) *cobra.Command {
 	opts := &watchOptions{}
 	cmd := &cobra.Command{
-		Use:   "watch [flags] (--log FILE [--pid PID] | --unit UNIT)",
+		Use:   "watch [flags] (--log FILE [--pid PID] | --pid PID | --unit UNIT)",
 		Short: "Judge the startup of a server that is already starting",
 		Long: `Judge the startup of a server that is already running: follow its log
 file (--log, with the server's --pid, else the process that holds the file
-open for writing) or its systemd unit's journal (--unit).
+open for writing) or its systemd unit's journal (--unit). --pid alone
+follows the file the process's output goes to ("server > server.log 2>&1").
 
 Only this run counts: lines of earlier runs already in the log are skipped
 (by the process's start time against the lines' timestamps, the servers'
@@ -90,8 +91,8 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	}
 	ctx, stops, env, stopWatching := watchStops(ctx, env)
 	defer stopWatching()
-	if (opts.log == "") == (opts.unit == "") {
-		return Usagef("watch: give exactly one of --log FILE or --unit UNIT")
+	if opts.log != "" && opts.unit != "" || opts.log == "" && opts.unit == "" && opts.pid == 0 {
+		return Usagef("watch: give exactly one of --log FILE or --unit UNIT (or --pid PID of a server whose output goes to a file)")
 	}
 	var ident *procfind.Identity
 	if opts.pid < 0 {
@@ -105,6 +106,16 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 			return Usagef("--pid %d: no such process", opts.pid)
 		}
 		ident = &id
+	}
+	var notes []string
+	if opts.log == "" && opts.unit == "" {
+		// "server > server.log 2>&1 &", watched by its pid alone.
+		log, err := procfind.FS{}.OutputFile(opts.pid)
+		if err != nil {
+			return Usagef("--pid %d: %v; give --log FILE (or --log - with its output piped in, or --unit UNIT)", opts.pid, err)
+		}
+		opts.log = log
+		notes = append(notes, fmt.Sprintf("pid %d writes its output to %s: following that log", opts.pid, log))
 	}
 	logExists := true
 	if opts.log != "" && opts.log != "-" {
@@ -125,7 +136,6 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 			opts.pid = info.MainPID
 		}
 	}
-	var notes []string
 	var stream *streamLog
 	if opts.log != "" && follow.IsStream(opts.log) {
 		var err error

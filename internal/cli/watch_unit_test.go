@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -78,5 +80,60 @@ func writeScript(t *testing.T, dir, name, body string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWatchByPIDAlone: a server started as "server > server.log 2>&1" is
+// watched by its pid alone: its log is the file its output goes to. A
+// server whose output goes to a pipe is a usage error that says so.
+func TestWatchByPIDAlone(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "server.log")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) }))
+	defer srv.Close()
+	start := func(script string, piped bool) int {
+		cmd := exec.Command("sh", "-c", script, "sh", log)
+		if piped {
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		})
+		return cmd.Process.Pid
+	}
+	watch := func(pid int) (int, string, string) {
+		var out, errOut bytes.Buffer
+		env := &Env{IO: &IOStreams{Out: &out, ErrOut: &errOut}, Getenv: func(k string) string {
+			if k == "XDG_STATE_HOME" || k == "HOME" {
+				return dir
+			}
+			return ""
+		}}
+		code := Main(context.Background(), []string{"watch", "--json", "--no-history", "--server", "sglang", "--pid", strconv.Itoa(pid),
+			"--url", srv.URL, "--stall-after", "20s", "--timeout", "40s"}, env)
+		return code, out.String(), errOut.String()
+	}
+
+	// The lines come once vigil follows the file: sleep first, as a
+	// server's start takes longer than vigil's.
+	pid := start(`exec >"$1" 2>&1; sleep 1
+now() { date '+%Y-%m-%d %H:%M:%S'; }
+echo "[$(now)] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)"
+echo "[$(now)] The server is fired up and ready to roll!"
+exec sleep 30`, false)
+	code, out, errOut := watch(pid)
+	if code != 0 || !strings.Contains(out, "writes its output to "+log) {
+		t.Errorf("exit %d, want 0 (ready) and a note naming %s\nstdout:\n%s\nstderr:\n%s", code, log, out, errOut)
+	}
+
+	pid = start(`exec sleep 30`, true)
+	code, _, errOut = watch(pid)
+	if want := "its output goes to pipe:["; code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("a piped server: exit %d, stderr %q; want 2 and %q", code, errOut, want)
 	}
 }

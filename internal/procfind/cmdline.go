@@ -1,7 +1,9 @@
 package procfind
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,4 +64,37 @@ func (p FS) Cwd(pid int) string {
 		return ""
 	}
 	return dir
+}
+
+// OutputFile returns the regular file the process's standard output is
+// written to, else its standard error's: the log of a server started as
+// "server > server.log 2>&1". When neither is a file that can be read, err
+// says where its output goes instead (a pipe, a socket such as journald's,
+// a terminal) or that its file was deleted.
+func (p FS) OutputFile(pid int) (string, error) {
+	var where []string
+	for _, fd := range []string{"1", "2"} {
+		link := p.path(strconv.Itoa(pid), "fd", fd)
+		target, err := os.Readlink(link)
+		if err != nil {
+			return "", fmt.Errorf("its output cannot be read: %w", err)
+		}
+		if strings.HasSuffix(target, " (deleted)") {
+			where = append(where, "a deleted file, "+strings.TrimSuffix(target, " (deleted)"))
+			continue
+		}
+		fi, err := os.Stat(link)
+		if err != nil || !fi.Mode().IsRegular() {
+			where = append(where, target)
+			continue
+		}
+		// The path is the process's: in another mount namespace (a
+		// container) vigil's same path may be another file or none.
+		if same, err := os.Stat(target); err != nil || !os.SameFile(fi, same) {
+			where = append(where, "a file vigil sees elsewhere than at "+target)
+			continue
+		}
+		return target, nil
+	}
+	return "", fmt.Errorf("its output goes to %s, not to a file", strings.Join(slices.Compact(where), " and "))
 }

@@ -1,12 +1,14 @@
 package procfind
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -409,5 +411,57 @@ func TestRealCwd(t *testing.T) {
 	cmd.Wait()
 	if got := (FS{}).Cwd(pid); got != "" {
 		t.Errorf("Cwd of an ended process = %q, want \"\"", got)
+	}
+}
+
+// TestRealOutputFile: the file a process's output is redirected to is its
+// log; output to a pipe, /dev/null or a file since deleted is said to be
+// no file.
+func TestRealOutputFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc here")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "server.log")
+	gone := filepath.Join(dir, "gone.log")
+	tests := []struct {
+		name, script string
+		piped        bool // the child's stdout and stderr are a pipe, else /dev/null
+		want, err    string
+	}{
+		{"stdout to a file", `exec >"$1" 2>&1; exec sleep 5`, true, log, ""},
+		{"stderr to a file", `exec 2>"$1"; exec sleep 5`, true, log, ""},
+		{"a pipe", `exec sleep 5`, true, "", "its output goes to pipe:["},
+		{"/dev/null", `exec sleep 5`, false, "", "its output goes to /dev/null, not to a file"},
+		{"a deleted file", `exec >"$2" 2>&1; rm "$2"; exec sleep 5`, false, "", "its output goes to a deleted file, " + gone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(log)
+			cmd := exec.Command("sh", "-c", tt.script, "sh", log, gone)
+			if tt.piped {
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			})
+			var got string
+			var gotErr error
+			waitFor(t, "the child's redirections", func() bool {
+				got, gotErr = FS{}.OutputFile(cmd.Process.Pid)
+				if tt.want != "" {
+					return got == tt.want && gotErr == nil
+				}
+				return gotErr != nil && strings.Contains(gotErr.Error(), tt.err)
+			})
+		})
 	}
 }
