@@ -270,6 +270,8 @@ run_case model-not-gguf failed/model_load -- -m "$M/notgguf.gguf"
 # This build has no OpenSSL, so -hf fails at once: a download failure
 # that nothing else on this machine could produce without a network.
 run_case model-download-no-https failed/model_load -- -hf ggml-org/nosuch-GGUF
+# --offline with -hf of a repository not in the cache: no model path.
+run_case model-hf-offline-uncached failed/model_load@llamacpp.no_model_path -- -hf ggml-org/nosuch-GGUF --offline
 run_case model-unknown-arch failed/config -- -m "$M/unknown-arch.gguf"
 run_case flag-unknown failed/config -- -m "$M/tiny.gguf" --no-such-flag
 run_case flag-bad-value failed/config -- -m "$M/tiny.gguf" -c lots

@@ -79,6 +79,8 @@ var llamacppRealLines = []llamaLine{
 	// A truncated model, a file that is no GGUF.
 	{name: "truncated", line: "0.00.009.514 E llama_model_load: error loading model: tensor 'token_embd.weight' data is not within the file bounds, model is corrupted or incomplete", rule: "llamacpp.gguf_open", cause: v.ModelLoad, phase: v.Weights, error: true},
 	{name: "invalid magic", line: "0.00.007.296 E gguf_init_from_reader: invalid magic characters: '????', expected 'GGUF'", rule: "llamacpp.gguf_open", cause: v.ModelLoad, error: true},
+	// -hf --offline of a repository not in the cache: no path at all.
+	{name: "no model path", line: "0.00.010.916 E llama_model_load_from_file_impl: exactly one out metadata, path_model, and file must be defined", rule: "llamacpp.no_model_path", cause: v.ModelLoad, phase: v.Weights, error: true},
 	// -hf on a build without OpenSSL.
 	{name: "no https", line: "0.00.017.959 E get_repo_commit: error: HTTPS is not supported. Please rebuild with one of:", rule: "llamacpp.no_https", cause: v.ModelLoad, error: true},
 	{name: "no commit", line: "0.00.017.985 W get_repo_files: failed to resolve commit for ggml-org/nosuch-GGUF", benign: true},
@@ -90,9 +92,9 @@ var llamacppRealLines = []llamaLine{
 	{name: "unknown arch", line: "0.00.063.166 E llama_model_load: error loading model: unknown model architecture: 'vigil-nosuch'", rule: "llamacpp.arch", cause: v.Config, phase: v.Weights, error: true},
 	// The port is taken.
 	{name: "bind", line: "0.00.010.351 E srv         start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 18095", rule: "llamacpp.bind", cause: v.PortInUse, error: true},
-	// --host 192.0.2.1 (a documentation address, not this machine's).
 	{name: "bind, a stale socket file", line: "0.00.008.821 E srv         start: couldn't bind HTTP server socket, hostname: /run/llama/st.sock, port: 8080", rule: "llamacpp.bind_socket", cause: v.Config, error: true},
 	{name: "bind, a socket's directory missing", line: "0.00.012.902 E srv         start: couldn't bind HTTP server socket, hostname: /nonexistent/dir/x.sock, port: 8080", rule: "llamacpp.bind_socket", cause: v.Config, error: true},
+	// --host 192.0.2.1 (a documentation address, not this machine's).
 	{name: "bind, a host not this machine's", line: "0.00.008.135 E srv         start: couldn't bind HTTP server socket, hostname: 192.0.2.1, port: 18121", rule: "llamacpp.bind_host", cause: v.Config, error: true},
 	{name: "http exit", line: "0.00.010.454 E srv  llama_server: exiting due to HTTP server error", rule: "llamacpp.http_exit", error: true},
 	// Bad flags: printed before any log prefix.

@@ -807,6 +807,12 @@ var llamacpp = &Profile{
 		// by a newer gguf than this build reads.
 		{ID: "llamacpp.gguf_version", Matcher: re("this GGUF file is version", `this GGUF file is version \d+ but this software only supports up to version \d+`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file is a newer GGUF version than this build reads",
 			Hint: "upgrade llama.cpp (or the app that bundles it) to a build that reads this GGUF version, or convert the model with this build's convert_hf_to_gguf.py"},
+		// src/llama.cpp llama_model_load_from_file_impl (b10587): no
+		// model path at all. -hf leaves none when the repository has
+		// nothing in the cache and the Hub is not asked (--offline) or
+		// cannot be reached.
+		{ID: "llamacpp.no_model_path", Matcher: lit("exactly one out metadata, path_model, and file must be defined"), Cause: v.ModelLoad, Reached: v.Weights, Title: "there is no model file to load (-hf found nothing in the cache)",
+			Hint: "with -hf and --offline (or no way to the Hub), the repository must already be in the cache (LLAMA_CACHE, else the Hugging Face cache): download it once online, or pass the GGUF file with -m"},
 		{ID: "llamacpp.gguf_open", Matcher: re("failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor", `failed to open GGUF file|invalid magic characters|failed to read magic|data is not within the file bounds|failed to read tensor`), Cause: v.ModelLoad, Reached: v.Weights, Title: "the model file is missing, not a GGUF file, or cut short",
 			Hint: "check the path of the file the error names (-m, or a side file: --lora, --mmproj, -md); a truncated or non-GGUF file must be downloaded again (compare its size with the source's)"},
 		// common/fit.cpp common_fit_params (b10587): --fit's trial load
