@@ -627,6 +627,21 @@ watch_case watch-during ready during -m "$M/big.gguf" --no-mmap
 watch_case watch-after ready after -m "$M/tiny.gguf"
 watch_case watch-before-fails failed/model_load before -m "$M/truncated.gguf"
 watch_case watch-pid-only ready pid-only -m "$M/big.gguf" --no-mmap
+# At once: vigil attaches within milliseconds of the start, when the
+# server has written its first lines (llama-server prints within the 50 ms
+# that process and file times cannot tell apart); its own clock says they
+# are this run's, not an earlier one's.
+if want watch-at-once; then
+    log=$WORK/logs/watch-at-once.log out=$WORK/out/watch-at-once.json
+    cp "$earlier" "$log"
+    port=$(free_port)
+    start_server "$log" --port "$port" -m "$M/tiny.gguf"
+    timeout 90 "$VIGIL" watch --json --timeout 60s --stall-after 10s --url "http://127.0.0.1:$port" --pid "$SPID" >"$out" 2>"$WORK/out/watch-at-once.err"
+    stop_pid "$SPID"
+    kept=kept
+    grep -q 'last written before the process started' "$out" && kept=lost
+    check watch-at-once ready/kept "$(verdict_of "$out")/$kept"
+fi
 
 # A server started in its own directory with --host NAME.sock listens on
 # the socket there, and says "listening on unix://NAME.sock"; vigil watch,

@@ -15,8 +15,8 @@ import (
 
 // startSlack absorbs the coarseness of process start and file times: the
 // start time is to the 10 ms clock tick, the boot time to /proc/uptime's
-// hundredths, and no server prints its first line within 50 ms of
-// starting.
+// hundredths. Only llama-server prints within 50 ms of starting, and its
+// lines carry their own clock, which findRunStart reads instead.
 const startSlack = 50 * time.Millisecond
 
 // skew is how far a line's timestamp may precede the process's start time
@@ -28,7 +28,11 @@ type pastRun struct {
 	offset, firstLine, lines int64
 	start, end               time.Time
 	timed                    bool
-	ended                    string // "with CAUSE", "ready", "in phase P"
+	// relEnd is the last reading of llama.cpp's clock of time since its
+	// process started, when the run's lines carry it (relative).
+	relEnd   time.Duration
+	relative bool
+	ended    string // "with CAUSE", "ready", "in phase P"
 }
 
 // FindRunStart decides where this run begins in the existing log at path,
@@ -80,6 +84,12 @@ func findRunStart(path, kind string, procStart time.Time, stream bool) (int64, s
 	switch {
 	case !procStart.IsZero() && fi.ModTime().Before(procStart.Add(startSlack)):
 		cur, offset, how = len(runs), size, "the log was last written before the process started"
+		// llama-server prints its first lines within milliseconds, inside
+		// the slack; its clock counts from its process's start, so the
+		// last write less that reading is when the run's process started.
+		if last := runs[len(runs)-1]; last.relative && near(fi.ModTime().Add(-last.relEnd), procStart, startSlack) {
+			cur, offset, how = len(runs)-1, last.offset, "process start time against the run's own clock"
+		}
 	case !procStart.IsZero():
 		cur, offset, how = byStartTime(f, runs, procStart, size)
 	case stream && strings.HasPrefix(runs[cur].ended, "with "):
@@ -167,6 +177,9 @@ func firstStampedSince(f io.ReaderAt, from, size int64, since time.Time) (int64,
 
 func pastRunOf(r *explain.Run) pastRun {
 	p := pastRun{offset: r.Offset, firstLine: r.FirstLine, lines: r.Lines, start: r.Start, end: r.End, timed: r.Timed && !r.Relative}
+	if r.Timed && r.Relative {
+		p.relative, p.relEnd = true, r.End.Sub(time.Unix(0, 0)) // stamped from the Unix epoch
+	}
 	switch {
 	case r.Verdict == "failed":
 		p.ended = "with " + string(r.Cause)
@@ -176,4 +189,9 @@ func pastRunOf(r *explain.Run) pastRun {
 		p.ended = "in phase " + string(r.Phase)
 	}
 	return p
+}
+
+// near reports whether a and b are at most d apart.
+func near(a, b time.Time, d time.Duration) bool {
+	return a.Sub(b).Abs() <= d
 }

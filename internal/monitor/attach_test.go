@@ -99,6 +99,31 @@ func TestFindRunStartByStartTime(t *testing.T) {
 			wantLine: 3, wantNote: "ignored 3 lines from an earlier run with model_load (the log was last written before the process started)",
 		},
 		{
+			// llama-server's first lines come within milliseconds of its
+			// start, before the slack ends: its own clock says they are
+			// this process's.
+			name: "llama.cpp's clock: this run wrote within the slack", kind: "llamacpp",
+			lines: []string{
+				"0.00.011.447 E gguf_init_from_file: failed to open GGUF file 'missing.gguf' (No such file or directory)",
+				"0.00.149.786 E srv  llama_server: exiting due to model loading error",
+				"0.00.000.521 I build_info: b10587-3f545bec",
+				"0.00.011.101 I srv    load_model: loading model 'tiny.gguf'",
+			},
+			procStart: procStart, modTime: procStart.Add(15 * time.Millisecond),
+			wantLine: 2, wantNote: "ignored 2 lines from an earlier run with model_load (process start time against the run's own clock)",
+		},
+		{
+			// The earlier run's clock ran 2.5 s: it started long before.
+			name: "llama.cpp's clock: an earlier run written just before", kind: "llamacpp",
+			lines: []string{
+				"0.00.000.521 I build_info: b10587-3f545bec",
+				"0.02.500.101 I srv    load_model: loading model 'big.gguf'",
+				"0.02.500.835 E srv  llama_server: exiting due to model loading error",
+			},
+			procStart: procStart, modTime: procStart.Add(-10 * time.Millisecond),
+			wantLine: 3, wantNote: "ignored 3 lines from an earlier run with model_load (the log was last written before the process started)",
+		},
+		{
 			name: "vllm stamps without a year, and the platform line before the banner", kind: "vllm",
 			lines: []string{
 				vl(old, "vLLM API server version 0.11.0"), vl(old, "Application startup complete."),
