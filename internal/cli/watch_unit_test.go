@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"vigil/internal/procfind"
 )
 
 // The journal of a unit holds an earlier activation that failed and the
@@ -126,6 +129,16 @@ now() { date '+%Y-%m-%d %H:%M:%S'; }
 echo "[$(now)] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)"
 echo "[$(now)] The server is fired up and ready to roll!"
 exec sleep 30`, false)
+	// Until the shell has redirected its output (watch is meant for a
+	// server that runs already).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if got, err := (procfind.FS{}).OutputFile(pid); err == nil && got == log {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never redirected its output")
+		}
+	}
 	code, out, errOut := watch(pid)
 	if code != 0 || !strings.Contains(out, "writes its output to "+log) {
 		t.Errorf("exit %d, want 0 (ready) and a note naming %s\nstdout:\n%s\nstderr:\n%s", code, log, out, errOut)
