@@ -100,61 +100,47 @@ func runHelperServer(t *testing.T, sb *sandbox, name string, args ...string) (*v
 	return startVigil(t, sb.with(helperServerEnv+"="+name, helperPidEnv+"="+pidfile), argv...), pidfile
 }
 
-// TestRunProbesWhereTheServerListens: llama-server started with --port 0
-// listens where the kernel put it; vigil, which could only guess 8080
-// from the command line, probes nothing until the server prints its
-// address, then probes there and finds it ready.
+// TestRunProbesWhereTheServerListens: a server started with --port 0
+// listens where the kernel put it; vigil, which could only guess the
+// default port from the command line, probes nothing until it knows the
+// port, then probes there and finds it ready. llama-server prints the
+// port; vLLM prints the 0 it was given, and the port is read from its
+// listening socket (before, vigil probed port 0 and called a served
+// server stalled).
 func TestRunProbesWhereTheServerListens(t *testing.T) {
 	needVigil(t)
-	takeSlot(t)
-	sb := newSandbox(t)
-	v, pidfile := runHelperServer(t, sb, "llama-any-port", "--port", "0")
-	if !v.wait(t, 50*time.Second) {
-		return
-	}
-	expectVerdict(t, v, "ready", "")
-	if readPid(pidfile) == 0 {
-		t.Fatalf("the server never wrote its pid\n%s", v.excerpt())
-	}
-	events, _, _ := parseEvents(v.stdout.Bytes())
-	moved := false
-	for _, e := range events {
+	tests := []struct{ helper, note string }{
 		// From its line or, when vigil looks first, from its socket.
-		if e.str("event") == "note" && strings.Contains(e.str("message"), "(it was told to take any port") {
-			moved = true
-		}
-		if e.str("event") == "warning" && strings.Contains(e.str("message"), "nothing answers") {
-			t.Errorf("warned %q though the server answers where it said it listens", e.str("message"))
-		}
+		{"llama-any-port", "(it was told to take any port"},
+		{"vllm-any-port", "(it was told to take any port, and its socket says which): probing there"},
 	}
-	if !moved {
-		t.Errorf("no note that vigil probes where the server listens\n%s", v.stdout.String())
-	}
-}
-
-// TestRunFindsThePortOfAServerThatPrintsZero: vLLM started with --port 0
-// names port 0 as where it listens; vigil takes the port from the
-// server's listening socket instead, probes there and finds it ready
-// (before, it probed port 0, and called a served server stalled).
-func TestRunFindsThePortOfAServerThatPrintsZero(t *testing.T) {
-	needVigil(t)
-	takeSlot(t)
-	sb := newSandbox(t)
-	v, _ := runHelperServer(t, sb, "vllm-any-port", "--port", "0")
-	if !v.wait(t, 50*time.Second) {
-		return
-	}
-	got := expectVerdict(t, v, "ready", "")
-	if ev := strings.Join(evidence(got), "\n"); !strings.Contains(ev, "GET /health -> 200") {
-		t.Errorf("ready without the health answer: %s", ev)
-	}
-	events, _, _ := parseEvents(v.stdout.Bytes())
-	found := false
-	for _, e := range events {
-		found = found || e.str("event") == "note" && strings.Contains(e.str("message"), "and its socket says which): probing there")
-	}
-	if !found {
-		t.Errorf("no note that vigil found the port from the socket\n%s", v.stdout.String())
+	for _, tt := range tests {
+		t.Run(tt.helper, func(t *testing.T) {
+			takeSlot(t)
+			sb := newSandbox(t)
+			v, pidfile := runHelperServer(t, sb, tt.helper, "--port", "0")
+			if !v.wait(t, 50*time.Second) {
+				return
+			}
+			got := expectVerdict(t, v, "ready", "")
+			if ev := strings.Join(evidence(got), "\n"); !strings.Contains(ev, "GET /health -> 200") {
+				t.Errorf("ready without the health answer: %s", ev)
+			}
+			if readPid(pidfile) == 0 {
+				t.Fatalf("the server never wrote its pid\n%s", v.excerpt())
+			}
+			events, _, _ := parseEvents(v.stdout.Bytes())
+			moved := false
+			for _, e := range events {
+				moved = moved || e.str("event") == "note" && strings.Contains(e.str("message"), tt.note)
+				if e.str("event") == "warning" && strings.Contains(e.str("message"), "nothing answers") {
+					t.Errorf("warned %q though the server answers where it listens", e.str("message"))
+				}
+			}
+			if !moved {
+				t.Errorf("no note saying %q\n%s", tt.note, v.stdout.String())
+			}
+		})
 	}
 }
 

@@ -81,18 +81,8 @@ func TestPreflightOfLaunches(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(command+"/"+tc.name, func(t *testing.T) {
-				dir := t.TempDir()
-				marker := filepath.Join(dir, "launched")
-				var out, errOut bytes.Buffer
-				env := &Env{
-					IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-					Getenv: func(k string) string {
-						if k == "XDG_STATE_HOME" || k == "HOME" {
-							return dir
-						}
-						return ""
-					},
-				}
+				marker := filepath.Join(t.TempDir(), "launched")
+				env, out, errOut, _ := testEnv(t)
 				args := []string{command, "--preflight", tc.mode, "--url", url, "--grace", "1s", "--no-history"}
 				if command == "supervise" {
 					args = append(args, "--listen", "127.0.0.1:0")

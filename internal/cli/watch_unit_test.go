@@ -110,13 +110,7 @@ func TestWatchByPIDAlone(t *testing.T) {
 		return cmd.Process.Pid
 	}
 	watch := func(pid int) (int, string, string) {
-		var out, errOut bytes.Buffer
-		env := &Env{IO: &IOStreams{Out: &out, ErrOut: &errOut}, Getenv: func(k string) string {
-			if k == "XDG_STATE_HOME" || k == "HOME" {
-				return dir
-			}
-			return ""
-		}}
+		env, out, errOut, _ := testEnv(t)
 		code := Main(context.Background(), []string{"watch", "--json", "--no-history", "--server", "sglang", "--pid", strconv.Itoa(pid),
 			"--url", srv.URL, "--stall-after", "20s", "--timeout", "40s"}, env)
 		return code, out.String(), errOut.String()
