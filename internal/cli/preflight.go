@@ -19,6 +19,7 @@ import (
 	"vigil/internal/observe"
 	"vigil/internal/procfind"
 	"vigil/internal/procstat"
+	"vigil/internal/redact"
 	"vigil/internal/render"
 	v "vigil/internal/verdict"
 )
@@ -37,8 +38,8 @@ type preflightFinding struct {
 
 // runPreflight runs the checks --preflight MODE (checked: off, warn or
 // strict) asks for before a launch. Strict mode checks everything; warn
-// mode only the address and the port, and the host once the server runs,
-// so as not to delay it.
+// mode only the address and the port, and the host once the server runs
+// (preflightLater), so as not to delay it.
 func runPreflight(mode, kind, base string, guessed bool, argv []string) []preflightFinding {
 	if mode == "off" {
 		return nil
@@ -52,6 +53,18 @@ func runPreflight(mode, kind, base string, guessed bool, argv []string) []prefli
 		findings = append(findings, preflightHost(kind, 0)...)
 	}
 	return findings
+}
+
+// preflightLater is warn mode's look at the host once the server (pid)
+// runs, as notes.
+func preflightLater(kind string, pid int, red *redact.Redactor) func() []string {
+	return func() []string {
+		var later []string
+		for _, f := range preflightHost(kind, pid) {
+			later = append(later, "preflight: "+f.text)
+		}
+		return redactNotes(red, later)
+	}
 }
 
 // preflightNotes are the findings told as notes of a launched startup; a

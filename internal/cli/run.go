@@ -202,13 +202,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		Smoke:  smokeFor(opts.key, extras),
 	}
 	if opts.preflight == "warn" {
-		spec.Later = func() []string {
-			var later []string
-			for _, f := range preflightHost(kind, proc.Pid) {
-				later = append(later, "preflight: "+f.text)
-			}
-			return redactNotes(red, later)
-		}
+		spec.Later = preflightLater(kind, proc.Pid, red)
 	}
 	if !opts.keep {
 		spec.Stop = func() { proc.Stop(opts.grace, killNow) }

@@ -251,6 +251,9 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		Progressed: sink.progressed,
 		Stop:       func() { board.Stopping(); proc.Stop(opts.grace, nil) },
 	}
+	if opts.preflight == "warn" {
+		spec.Later = preflightLater(kind, proc.Pid, red)
+	}
 	r.Begin(info)
 	judgeCtx, endJudging := context.WithCancel(ctx)
 	go func() {
