@@ -144,6 +144,43 @@ func TestRunProbesWhereTheServerListens(t *testing.T) {
 	}
 }
 
+// TestWatchFindsThePortOfAServerThatPrintsZero: a vLLM started with
+// --port 0 by someone else, its output in a file, is watched by its pid
+// alone; vigil reads the port from its socket, as under run (before, it
+// probed the default port and called the served server stalled).
+func TestWatchFindsThePortOfAServerThatPrintsZero(t *testing.T) {
+	needVigil(t)
+	takeSlot(t)
+	sb := newSandbox(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.Create(sb.path("vllm.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	server := exec.Command(self, "--port", "0")
+	server.Env = sb.with(helperServerEnv + "=vllm-any-port")
+	server.Stdout, server.Stderr = log, log
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		server.Process.Kill()
+		server.Wait()
+	})
+	v := startVigil(t, sb.env, "watch", "--json", "--server", "vllm", "--pid", strconv.Itoa(server.Process.Pid), "--timeout", "40s")
+	if !v.wait(t, 50*time.Second) {
+		return
+	}
+	got := expectVerdict(t, v, "ready", "")
+	if ev := strings.Join(evidence(got), "\n"); !strings.Contains(ev, "GET /health -> 200") {
+		t.Errorf("ready without the health answer: %s", ev)
+	}
+}
+
 // TestRunProbesAUnixSocket: llama-server started with --host PATH.sock
 // listens on a Unix socket; vigil probes it there and finds it ready,
 // with no warning that nothing answers.

@@ -204,8 +204,11 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: opts.pid, URL: probeURL, APIKey: opts.key,
-		HFHome: procstat.DefaultHFHome(env.Getenv),
-		Smoke:  smokeFor(opts.key, extras),
+		// Told to take any port: its address is printed (llama-server) or
+		// read from its socket (vLLM prints the 0 it was given).
+		AwaitAddress: guessed && classify.PicksAnyPort(argv),
+		HFHome:       procstat.DefaultHFHome(env.Getenv),
+		Smoke:        smokeFor(opts.key, extras),
 	}
 	if opts.unit != "" {
 		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}
