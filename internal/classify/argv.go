@@ -243,3 +243,100 @@ func ReadyLineHidden(p *Profile, argv []string) bool {
 	}
 	return false
 }
+
+// shells run a server given to them as a script with -c: vigil run --
+// bash -c "source venv/bin/activate && exec vllm serve M --port 9000".
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true}
+
+// ServerArgv is the server's own command line within argv: argv itself,
+// or, for a shell given a script with -c, the words of the script's
+// command that names a server (else of its last command). It is what the
+// guesses read (the kind, the address, the model, the API key); argv is
+// what is launched and shown.
+func ServerArgv(argv []string) []string {
+	if len(argv) < 3 || !shells[filepath.Base(argv[0])] {
+		return argv
+	}
+	script, ok := "", false
+	for i := 1; i < len(argv)-1 && !ok; i++ {
+		a := argv[i]
+		switch {
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c"): // -c, -lc, -ec
+			script, ok = argv[i+1], true
+		case !strings.HasPrefix(a, "-"):
+			return argv // a script file
+		}
+	}
+	cmds := shellCommands(script)
+	if !ok || len(cmds) == 0 {
+		return argv
+	}
+	for _, c := range cmds {
+		if DetectCommand(c) != "" {
+			return c
+		}
+	}
+	return cmds[len(cmds)-1]
+}
+
+// shellCommands splits a shell script into its simple commands' words,
+// with the shell's quoting: '...' literal, "..." and a backslash escaping
+// the next byte; ;, &, |, && and || and newlines end a command (an & after
+// > or < is a redirection's: 2>&1). Variables and substitutions are left
+// as written: a guess reads only what the script spells out.
+func shellCommands(script string) [][]string {
+	var cmds [][]string
+	var words []string
+	var word strings.Builder
+	inWord := false
+	endWord := func() {
+		if inWord {
+			words = append(words, word.String())
+			word.Reset()
+			inWord = false
+		}
+	}
+	endCmd := func() {
+		endWord()
+		if len(words) > 0 {
+			cmds = append(cmds, words)
+			words = nil
+		}
+	}
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		switch {
+		case c == '\'':
+			inWord = true
+			j := strings.IndexByte(script[i+1:], '\'')
+			if j < 0 {
+				j = len(script) - i - 1
+			}
+			word.WriteString(script[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			inWord = true
+			for i++; i < len(script) && script[i] != '"'; i++ {
+				if script[i] == '\\' && i+1 < len(script) && strings.IndexByte(`"\$`+"`", script[i+1]) >= 0 {
+					i++
+				}
+				word.WriteByte(script[i])
+			}
+		case c == '\\' && i+1 < len(script):
+			inWord = true
+			i++
+			word.WriteByte(script[i])
+		case c == '&' && inWord && (strings.HasSuffix(word.String(), ">") || strings.HasSuffix(word.String(), "<")):
+			word.WriteByte(c)
+		case c == ';' || c == '&' || c == '|' || c == '\n':
+			endCmd()
+		case c == ' ' || c == '\t':
+			endWord()
+		default:
+			inWord = true
+			word.WriteByte(c)
+		}
+	}
+	endCmd()
+	return cmds
+}

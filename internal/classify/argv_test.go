@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -118,4 +119,40 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// TestServerArgv: the server's words are read out of a shell's -c script
+// (a virtualenv activated first, an exec, a redirection), and argv is
+// left as it is otherwise.
+func TestServerArgv(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want []string
+	}{
+		{"no shell", []string{"vllm", "serve", "m", "--port", "9000"}, []string{"vllm", "serve", "m", "--port", "9000"}},
+		{"a venv first", []string{"bash", "-c", "source /opt/venv/bin/activate && exec vllm serve Qwen/Qwen3-8B --port 9000"},
+			[]string{"exec", "vllm", "serve", "Qwen/Qwen3-8B", "--port", "9000"}},
+		{"-lc and quotes", []string{"/bin/bash", "-lc", `cd /srv; python -m sglang.launch_server --model-path "/models/my model" --port '30001' 2>&1 | tee log`},
+			[]string{"python", "-m", "sglang.launch_server", "--model-path", "/models/my model", "--port", "30001", "2>&1"}},
+		{"a redirection's &", []string{"sh", "-c", "llama-server -m /m/x.gguf --port 8081 >server.log 2>&1 &"},
+			[]string{"llama-server", "-m", "/m/x.gguf", "--port", "8081", ">server.log", "2>&1"}},
+		{"escapes", []string{"sh", "-c", `llama-server -m /m/a\ b.gguf --api-prefix "/l\"m"`}, []string{"llama-server", "-m", "/m/a b.gguf", "--api-prefix", `/l"m`}},
+		{"no server named: the last command", []string{"sh", "-c", "cd /srv && ./start.sh --port 7000"}, []string{"./start.sh", "--port", "7000"}},
+		{"a script file", []string{"bash", "start.sh", "-c", "x"}, []string{"bash", "start.sh", "-c", "x"}},
+		{"-c without a script", []string{"sh", "-x", "-c"}, []string{"sh", "-x", "-c"}},
+		{"an empty script", []string{"sh", "-c", " ; "}, []string{"sh", "-c", " ; "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ServerArgv(tt.argv); !slices.Equal(got, tt.want) {
+				t.Errorf("ServerArgv(%q) = %q, want %q", tt.argv, got, tt.want)
+			}
+		})
+	}
+	// What the guesses read from a wrapped command line.
+	wrapped := ServerArgv([]string{"bash", "-c", "source venv/bin/activate && exec python -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30001"})
+	if kind, url, model := DetectCommand(wrapped), GuessURL("sglang", wrapped, func(string) string { return "" }, ""), ModelFromArgv(wrapped); kind != "sglang" || url != "http://127.0.0.1:30001" || model != "Qwen/Qwen3-8B" {
+		t.Errorf("from a wrapped SGLang: kind %q, URL %q, model %q", kind, url, model)
+	}
 }

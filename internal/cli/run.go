@@ -142,20 +142,23 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if _, err := lookPath(argv[0]); err != nil {
 		return commandError(argv[0])
 	}
+	// The guesses read the server's own words (a shell's -c script's);
+	// argv is what is launched and shown.
+	words := classify.ServerArgv(argv)
 	kind := opts.kind()
 	if kind == "" {
-		kind = classify.DetectCommand(argv)
+		kind = classify.DetectCommand(words)
 	}
 	// From here on everything printed masks the key and secrets' shapes.
-	env = opts.resolveKey(env, kind, argv)
+	env = opts.resolveKey(env, kind, words)
 	red := opts.red
 	shownArgv := red.Argv(argv)
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = classify.GuessURL(kind, argv, env.Getenv, ""), true
+		base, guessed = classify.GuessURL(kind, words, env.Getenv, ""), true
 	}
-	findings := runPreflight(opts.preflight, kind, base, guessed, argv)
-	model := classify.ModelFromArgv(argv)
+	findings := runPreflight(opts.preflight, kind, base, guessed, words)
+	model := classify.ModelFromArgv(words)
 	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	if err != nil {
 		return err
@@ -181,9 +184,9 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		return Usagef("%v", err)
 	}
 	info := render.Info{Mode: "run", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: shownArgv, Start: start}
-	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: argv, URLGuessed: guessed, Smoke: opts.smoke})
+	cfg := hist.judgeConfig(&opts.judgeFlags, judge.Config{Server: kind, Argv: words, URLGuessed: guessed, Smoke: opts.smoke})
 	opts.member.apply(&cfg)
-	probeURL, noHTTP := noHTTPMode(kind, argv, &cfg, base)
+	probeURL, noHTTP := noHTTPMode(kind, words, &cfg, base)
 	info.URL = redact.URL(probeURL)
 	info.Budget = hist.budget()
 	notes := hist.notes(cfg, &opts.judgeFlags)
@@ -196,7 +199,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	extras := map[string]any{}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Daemon: proc.FollowDaemon, Output: proc,
-		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(argv), APIKey: opts.key,
+		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(words), APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,
 		Smoke:  smokeFor(opts.key, extras),

@@ -100,18 +100,20 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	if _, err := lookPath(argv[0]); err != nil {
 		return Usagef("%s: command not found", argv[0])
 	}
+	// The guesses read the server's own words (a shell's -c script's).
+	words := classify.ServerArgv(argv)
 	kind := opts.kind()
 	if kind == "" {
-		kind = classify.DetectCommand(argv)
+		kind = classify.DetectCommand(words)
 	}
 	// From here on everything printed masks the key and secrets' shapes.
-	env = opts.resolveKey(env, kind, argv)
+	env = opts.resolveKey(env, kind, words)
 	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = classify.GuessURL(kind, argv, env.Getenv, ""), true
+		base, guessed = classify.GuessURL(kind, words, env.Getenv, ""), true
 	}
-	findings := runPreflight(opts.preflight, kind, base, guessed, argv)
+	findings := runPreflight(opts.preflight, kind, base, guessed, words)
 	if opts.preflight == "strict" && len(findings) > 0 {
 		info := render.Info{Mode: "supervise", URL: redact.URL(base), Argv: red.Argv(argv), Start: start}
 		return refuseLaunch(env, &opts.judgeFlags, info, findings)
@@ -187,13 +189,13 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	}
 
 	info := render.Info{Mode: "supervise", PID: proc.Pid, LogFile: logPath, URL: redact.URL(base), Argv: red.Argv(argv), Start: start}
-	model := classify.ModelFromArgv(argv)
+	model := classify.ModelFromArgv(words)
 	hist, err := openStartupHistory(env, &opts.judgeFlags, kind, model)
 	if err != nil {
 		return err
 	}
-	cfg := hist.judgeConfig(&opts.judgeFlags, monitorJudgeConfig(kind, argv, guessed, opts.smoke))
-	probeURL, noHTTP := noHTTPMode(kind, argv, &cfg, base)
+	cfg := hist.judgeConfig(&opts.judgeFlags, monitorJudgeConfig(kind, words, guessed, opts.smoke))
+	probeURL, noHTTP := noHTTPMode(kind, words, &cfg, base)
 	info.URL = redact.URL(probeURL)
 	notes := append(hist.notes(cfg, &opts.judgeFlags), laterNotes...)
 	if noHTTP != "" {
@@ -244,7 +246,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 	sink := &boardSink{Renderer: r, board: board}
 	spec := monitor.Spec{
 		Judge: cfg, Start: start, PID: proc.Pid, Proc: proc, Output: proc,
-		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(argv),
+		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(words),
 		HFHome:     procstat.DefaultHFHome(env.Getenv),
 		Notes:      notes,
 		Smoke:      smokeFor(opts.key, map[string]any{}),

@@ -103,3 +103,26 @@ func TestPreflightOfLaunches(t *testing.T) {
 		}
 	}
 }
+
+// TestPreflightReadsAShellScript: a server launched through a shell's -c
+// script (a virtualenv activated first) has its port read from the
+// script: the port taken there is refused under --preflight=strict.
+func TestPreflightReadsAShellScript(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, port, _ := net.SplitHostPort(taken.Addr().String())
+	marker := filepath.Join(t.TempDir(), "launched")
+	env, out, errOut, _ := testEnv(t)
+	code := Main(context.Background(), []string{"run", "--preflight", "strict", "--no-history", "--",
+		"sh", "-c", "cd / && touch " + marker + " --port " + port}, env)
+	all := out.String() + errOut.String()
+	if want := "something already listens on 127.0.0.1:" + port; code != 1 || !strings.Contains(all, want) {
+		t.Errorf("exit %d, output %q; want 1 and %q", code, all, want)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("launched onto the taken port")
+	}
+}

@@ -156,7 +156,8 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	var argv []string
 	dir := "" // the server's working directory, for a relative socket
 	if opts.pid > 0 {
-		argv = procfind.FS{}.Cmdline(opts.pid)
+		// The server's own words, out of a shell's -c script too.
+		argv = classify.ServerArgv(procfind.FS{}.Cmdline(opts.pid))
 		dir = procfind.FS{}.Cwd(opts.pid)
 	}
 	kind := opts.kind()
