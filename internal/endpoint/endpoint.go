@@ -36,13 +36,13 @@ func SocketURL(path, prefix string) string {
 
 // Socket returns the socket path of a Unix socket base URL.
 func Socket(base string) (string, bool) {
-	path, _, ok := splitSocket(base)
+	path, _, ok := SplitSocket(base)
 	return path, ok
 }
 
-// splitSocket returns the socket path and route prefix of a Unix socket
+// SplitSocket returns the socket path and route prefix of a Unix socket
 // base URL.
-func splitSocket(base string) (path, prefix string, ok bool) {
+func SplitSocket(base string) (path, prefix string, ok bool) {
 	if path, ok := strings.CutPrefix(base, unixPrefix); ok {
 		return path, "", path != ""
 	}
@@ -65,7 +65,7 @@ func splitSocket(base string) (path, prefix string, ok bool) {
 // for a Unix socket http://localhost and its route prefix (the socket is
 // dialled whatever the request names, see [UnixDial]).
 func HTTPBase(base string) string {
-	if _, prefix, ok := splitSocket(base); ok {
+	if _, prefix, ok := SplitSocket(base); ok {
 		return "http://localhost" + prefix
 	}
 	return base
@@ -98,7 +98,7 @@ func Parse(raw string) (string, error) {
 	}
 	if strings.HasPrefix(s, unixPrefixedForm) {
 		// http+unix://%2Frun%2Fllama.sock/llm: a socket and a prefix.
-		path, prefix, ok := splitSocket(s)
+		path, prefix, ok := SplitSocket(s)
 		if !ok || strings.ContainsAny(prefix, "?#") {
 			return "", bad("not a socket's path and a route prefix")
 		}

@@ -547,9 +547,9 @@ func sameAddress(a, b string) bool {
 // which its "listening on" line leaves out), for a socket too.
 func withPathOf(base, was string) string {
 	sock, isSock := endpoint.Socket(base)
-	_, wasSock := endpoint.Socket(was)
+	_, prefix, wasSock := endpoint.SplitSocket(was)
 	if isSock && wasSock {
-		return endpoint.SocketURL(sock, strings.TrimPrefix(endpoint.HTTPBase(was), "http://localhost"))
+		return endpoint.SocketURL(sock, prefix)
 	}
 	if isSock || wasSock {
 		return base
