@@ -227,6 +227,43 @@ func ServesNoHTTP(kind string, argv []string) bool {
 	return slices.Contains(argv, p.NoHTTPFlag)
 }
 
+// What a model that generates no text serves (PoolingOf).
+const (
+	Embedding = "embed" // embeddings, or nothing judged (a classifier)
+	Ranking   = "rank"  // a ranking of documents
+)
+
+// PoolingOf reports whether argv (or the environment: an "env NAME=VALUE"
+// word, else getenv, which may be nil) starts the server with a model
+// that generates no text (Profile.PoolingFlags, RankingFlags): Ranking,
+// Embedding, or "" for a model that generates text or is not known to
+// be. It reads kind's profile, or every profile when kind is not known.
+func PoolingOf(kind string, argv []string, getenv func(string) string) string {
+	profiles := []*Profile{Lookup(kind)}
+	if _, known := Profiles[kind]; !known {
+		profiles = builtins[:]
+	}
+	set := func(names []string) bool {
+		for _, name := range names {
+			switch envValue(name, argv, getenv) {
+			case "1", "true", "on", "enabled":
+				return true
+			}
+		}
+		return false
+	}
+	pooling := ""
+	for _, pr := range profiles {
+		if flagAmong(argv, pr.RankingFlags) != "" || set(pr.RankingEnv) {
+			return Ranking
+		}
+		if flagAmong(argv, pr.PoolingFlags) != "" || set(pr.PoolingEnv) {
+			pooling = Embedding
+		}
+	}
+	return pooling
+}
+
 // ReadyLineHidden reports whether argv sets the server's log level above
 // info, which hides its ready line (an info line).
 func ReadyLineHidden(p *Profile, argv []string) bool {

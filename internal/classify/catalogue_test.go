@@ -711,6 +711,38 @@ func TestServesNoHTTP(t *testing.T) {
 	}
 }
 
+func TestPoolingOf(t *testing.T) {
+	tests := []struct {
+		name, kind string
+		argv       []string
+		env        map[string]string
+		want       string
+	}{
+		{"vllm pooling runner", "vllm", []string{"vllm", "serve", "BAAI/bge-m3", "--runner", "pooling"}, nil, Embedding},
+		{"vllm runner with =", "vllm", []string{"vllm", "serve", "BAAI/bge-m3", "--runner=pooling"}, nil, Embedding},
+		{"vllm converted", "vllm", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--convert", "embed"}, nil, Embedding},
+		{"vllm older task", "vllm", []string{"vllm", "serve", "BAAI/bge-reranker-v2-m3", "--task", "score"}, nil, Ranking},
+		{"vllm generating", "vllm", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--runner", "generate", "--task", "generate"}, nil, ""},
+		{"sglang embedding", "sglang", []string{"python3", "-m", "sglang.launch_server", "--model-path", "Alibaba-NLP/gte-Qwen2-1.5B-instruct", "--is-embedding"}, nil, Embedding},
+		{"llama.cpp embeddings", "llamacpp", []string{"llama-server", "-m", "bge.gguf", "--embeddings"}, nil, Embedding},
+		{"llama.cpp rerank", "llamacpp", []string{"llama-server", "-m", "bge-reranker.gguf", "--reranking"}, nil, Ranking},
+		{"llama.cpp from the environment", "llamacpp", []string{"llama-server", "-m", "bge.gguf"}, map[string]string{"LLAMA_ARG_EMBEDDINGS": "1"}, Embedding},
+		{"llama.cpp from an env word", "llamacpp", []string{"env", "LLAMA_ARG_RERANKING=true", "llama-server", "-m", "r.gguf"}, nil, Ranking},
+		{"llama.cpp turned off", "llamacpp", []string{"llama-server", "-m", "m.gguf"}, map[string]string{"LLAMA_ARG_EMBEDDINGS": "0"}, ""},
+		{"llama.cpp generating", "llamacpp", []string{"llama-server", "-m", "m.gguf", "--pooling", "mean"}, nil, ""},
+		{"llama.cpp ranking over embeddings", "llamacpp", []string{"llama-server", "-m", "r.gguf", "--embeddings", "--rerank"}, nil, Ranking},
+		{"unknown kind reads every profile", "", []string{"python3", "-m", "sglang.launch_server", "--is-embedding"}, nil, Embedding},
+		{"another server's flag", "tgi", []string{"text-generation-launcher", "--is-embedding"}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PoolingOf(tt.kind, tt.argv, func(k string) string { return tt.env[k] }); got != tt.want {
+				t.Errorf("PoolingOf = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // notableLines hold a line for every notable-warning rule.
 var notableLines = []ruleLine{
 	// torch/cuda/__init__.py (2.x), before trtllm-serve's "No GPU devices found".

@@ -75,6 +75,16 @@ type Profile struct {
 	// without it. Each is "flag" (given at all), "flag value" (that
 	// value) or "flag *" (any value).
 	QuietFlags []string
+	// PoolingFlags start the server with a model that generates no text,
+	// an embedding model or a classifier (vLLM's --runner pooling,
+	// SGLang's --is-embedding, llama-server's --embeddings); RankingFlags
+	// with a reranker (llama-server's --rerank). Their answers are judged
+	// through the embeddings or rerank API (a reranker's first). The form
+	// is QuietFlags'. PoolingEnv and RankingEnv are the variables that do
+	// the same when set to a true value (llama.cpp's
+	// LLAMA_ARG_EMBEDDINGS=1).
+	PoolingFlags, RankingFlags []string
+	PoolingEnv, RankingEnv     []string
 	// SilentExitHint is the hint of an exit with an error status and no
 	// error line when no quiet flag explains it (llama-server's logger
 	// thread, which an early exit does not wait for).
@@ -87,6 +97,9 @@ type Profile struct {
 
 var sglang = &Profile{
 	Name: "sglang", DefaultPort: 30000, HealthPath: "/health", ReadyNeedsLine: true, LogLevelFlag: "--log-level",
+	// server_args.py: --is-embedding (an embedding architecture is one
+	// without it; /model_info then says is_generation false).
+	PoolingFlags: []string{"--is-embedding"},
 	// managers/scheduler_metrics_mixin.py log_decode_stats: every
 	// --decode-log-interval (40) decode steps, which its warmup request
 	// (8 new tokens) never reaches: a request being served.
@@ -279,6 +292,12 @@ var vllm = &Profile{
 	Name: "vllm", DefaultPort: 8000, HealthPath: "/health",
 	// entrypoints/openai/cli_args.py (0.9+): --uds, then no TCP port.
 	SocketFlag: "--uds",
+	// config/model.py: the pooling runner, a model converted to one, and
+	// the older --task of a pooling model (an embedding architecture is
+	// one without any: its generation routes are then not registered).
+	PoolingFlags: []string{"--runner pooling", "--convert embed", "--convert classify", "--convert reward",
+		"--task embed", "--task embedding", "--task classify", "--task reward"},
+	RankingFlags: []string{"--task score"},
 	// A headless node (`vllm serve --headless`) runs no API server: its
 	// data-parallel engines end their start with the engine core's "init
 	// engine ... took" (v1/engine/core.py), its tensor- or pipeline-
@@ -721,6 +740,12 @@ var llamacpp = &Profile{
 	// common/arg.cpp (b10587): --log-disable, --log-file FNAME and
 	// -lv/--verbosity/--log-verbosity N (0 keeps only output, no errors).
 	QuietFlags: []string{"--log-disable", "-lv 0", "--verbosity 0", "--log-verbosity 0", "--log-file *"},
+	// common/arg.cpp (b10587): --embedding(s) restricts the server to
+	// embeddings, --rerank(ing) to ranking (whose embeddings are zeros).
+	PoolingFlags: []string{"--embedding", "--embeddings"},
+	RankingFlags: []string{"--rerank", "--reranking"},
+	PoolingEnv:   []string{"LLAMA_ARG_EMBEDDINGS"},
+	RankingEnv:   []string{"LLAMA_ARG_RERANKING"},
 	// common/log.cpp (b10587): lines are written by a worker thread that
 	// the process does not join when main returns, so a start that fails
 	// within milliseconds may lose its last lines, the error among them
@@ -1150,13 +1175,17 @@ const (
 
 // QuietFlag returns the flag of argv, as written, that is one of the
 // profile's QuietFlags, or "".
-func (pr *Profile) QuietFlag(argv []string) string {
+func (pr *Profile) QuietFlag(argv []string) string { return flagAmong(argv, pr.QuietFlags) }
+
+// flagAmong returns the flag of argv, as written, that is one of specs
+// ("flag", "flag value" or "flag *"), or "".
+func flagAmong(argv, specs []string) string {
 	for i, a := range argv {
 		name, val, hasVal := strings.Cut(a, "=")
 		if !hasVal && i+1 < len(argv) {
 			val = argv[i+1]
 		}
-		for _, q := range pr.QuietFlags {
+		for _, q := range specs {
 			flag, want, takesVal := strings.Cut(q, " ")
 			switch {
 			case name != flag:
