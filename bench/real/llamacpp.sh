@@ -106,6 +106,7 @@ mk() { PYTHONPATH=$LLAMA_SRC/gguf-py "$PY" "$HERE/mkgguf.py" "$LLAMA_SRC/models/
 mk tiny || exit 2
 mk big || exit 2
 mk unknown-arch tiny vigil-nosuch || exit 2
+mk nan || exit 2
 head -c $(($(stat -c %s "$M/tiny.gguf") / 2)) "$M/tiny.gguf" >"$M/truncated.gguf"
 head -c 1048576 /dev/urandom >"$M/notgguf.gguf"
 side() { PYTHONPATH=$LLAMA_SRC/gguf-py "$PY" "$HERE/mkside.py" "$1" "$M/$1.gguf"; }
@@ -345,6 +346,30 @@ signal_case sigkill-loading failed/crash KILL
 signal_case sigterm-loading failed/crash@exit.stopped TERM
 
 run_case smoke-random-weights failed/bad_output --smoke -- -m "$M/tiny.gguf"
+
+# smoke_case NAME EXPECTED [SERVER ARG...]: vigil run --smoke; EXPECTED is
+# the verdict and, after "@", the route that answered the smoke request
+# ("" when none did).
+smoke_case() {
+    local name=$1 expected=$2
+    shift 2
+    want "$name" || return 0
+    run_vigil "$name" --smoke -- "$@"
+    local out=$WORK/out/$name.json
+    check "$name" "$expected" "$(verdict_of "$out")@$(event_of "$out" smoke endpoint)"
+}
+# NaN weights: the classic garbage answer.
+smoke_case smoke-nan-weights failed/bad_output@/v1/chat/completions -m "$M/nan.gguf"
+# An embedding server (its chat route still generates: the command line
+# says what it is for). The random tiny model, mean-pooled, still tells a
+# paraphrase from an unrelated sentence by their shared words.
+smoke_case smoke-embeddings ready@/v1/embeddings -m "$M/tiny.gguf" --embeddings --pooling mean
+smoke_case smoke-embeddings-nan failed/bad_output@/v1/embeddings -m "$M/nan.gguf" --embeddings --pooling mean
+# A model without pooling: no OpenAI embeddings, no ranking; not checked.
+smoke_case smoke-embeddings-no-pooling ready@ -m "$M/tiny.gguf" --embeddings
+# A reranker: its embeddings are zeros, its ranking is asked first.
+smoke_case smoke-rerank ready@/v1/rerank -m "$M/tiny.gguf" --reranking
+smoke_case smoke-rerank-nan failed/bad_output@/v1/rerank -m "$M/nan.gguf" --reranking
 
 # notable_case NAME EXPECTED [ENV=VALUE...] -- [SERVER ARG...]: vigil run;
 # EXPECTED is the verdict and, after "+", the notable warnings' rule IDs.

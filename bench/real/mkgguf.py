@@ -5,7 +5,7 @@ The tokenizer is copied from a vocab-only GGUF (llama.cpp ships
 models/ggml-vocab-llama-spm.gguf), so the model loads and generates, but
 what it generates is word salad: what a broken checkpoint looks like.
 
-    PYTHONPATH=LLAMA_SRC/gguf-py mkgguf.py VOCAB.gguf OUT.gguf tiny|big [ARCH]
+    PYTHONPATH=LLAMA_SRC/gguf-py mkgguf.py VOCAB.gguf OUT.gguf tiny|big|nan [ARCH]
 
 ARCH (default llama) names the architecture in the file; any other name
 makes a model that no llama.cpp build knows.
@@ -22,12 +22,15 @@ SIZES = {
     "tiny": dict(n_embd=64, n_layer=2, n_head=4, n_ff=128, ctx=2048, dtype=np.float32),
     # About 1.1 GB with F16: a second or more to read with --no-mmap.
     "big": dict(n_embd=2048, n_layer=8, n_head=16, n_ff=5632, ctx=4096, dtype=np.float16),
+    # tiny whose last norm is NaN: every logit and embedding is NaN, as
+    # with a checkpoint whose numbers overflowed.
+    "nan": dict(n_embd=64, n_layer=2, n_head=4, n_ff=128, ctx=2048, dtype=np.float32, nan=True),
 }
 
 
 def main() -> int:
     if len(sys.argv) not in (4, 5) or sys.argv[3] not in SIZES:
-        print("usage: mkgguf.py VOCAB.gguf OUT.gguf tiny|big [ARCH]", file=sys.stderr)
+        print("usage: mkgguf.py VOCAB.gguf OUT.gguf tiny|big|nan [ARCH]", file=sys.stderr)
         return 2
     vocab_path, out, size = sys.argv[1:4]
     arch = sys.argv[4] if len(sys.argv) == 5 else "llama"
@@ -63,7 +66,7 @@ def main() -> int:
 
     e, f = s["n_embd"], s["n_ff"]
     w.add_tensor("token_embd.weight", rand(n_vocab, e))
-    w.add_tensor("output_norm.weight", ones(e))
+    w.add_tensor("output_norm.weight", ones(e) * np.float32("nan") if s.get("nan") else ones(e))
     w.add_tensor("output.weight", rand(n_vocab, e))
     for i in range(s["n_layer"]):
         p = f"blk.{i}."

@@ -178,10 +178,12 @@ func hostDeps() monitor.Deps {
 	return monitor.Deps{Now: time.Now, GPU: gpuClient, OOMRecord: monitor.DefaultOOMRecord}
 }
 
-// smokeFor runs the smoke request and keeps its outcome in extras.
-func smokeFor(key string, extras map[string]any) func(context.Context, string, string) observe.SmokeResult {
+// smokeFor runs the smoke request and keeps its outcome in extras. argv
+// is the server's command line and getenv its environment (nil when not
+// known): they say whether its model generates text.
+func smokeFor(key string, argv []string, getenv func(string) string, extras map[string]any) func(context.Context, string, string) observe.SmokeResult {
 	return func(ctx context.Context, server, base string) observe.SmokeResult {
-		r := smokeCheck(ctx, base, server, key)
+		r := smokeCheck(ctx, base, server, key, classify.PoolingOf(server, argv, getenv))
 		extras["smoke"] = map[string]any{"ok": r.OK, "reason": r.Reason, "endpoint": r.Endpoint, "answer": r.Answer, "latency_ms": r.Latency.Milliseconds()}
 		return r
 	}

@@ -202,7 +202,7 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(words), APIKey: opts.key,
 		HFHome: procstat.DefaultHFHome(env.Getenv),
 		Notes:  notes,
-		Smoke:  smokeFor(opts.key, extras),
+		Smoke:  smokeFor(opts.key, words, env.Getenv, extras),
 	}
 	if opts.preflight == "warn" {
 		spec.Later = preflightLater(kind, proc.Pid, red)

@@ -249,7 +249,7 @@ func runSupervise(ctx context.Context, env *Env, opts *superviseOptions, argv []
 		Log: logPath, Offset: offset, URL: probeURL, AwaitAddress: guessed && classify.PicksAnyPort(words),
 		HFHome:     procstat.DefaultHFHome(env.Getenv),
 		Notes:      notes,
-		Smoke:      smokeFor(opts.key, map[string]any{}),
+		Smoke:      smokeFor(opts.key, words, env.Getenv, map[string]any{}),
 		Progressed: sink.progressed,
 		Stop:       func() { board.Stopping(); proc.Stop(opts.grace, nil) },
 	}

@@ -209,7 +209,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		// read from its socket (vLLM prints the 0 it was given).
 		AwaitAddress: guessed && classify.PicksAnyPort(argv),
 		HFHome:       procstat.DefaultHFHome(env.Getenv),
-		Smoke:        smokeFor(opts.key, extras),
+		Smoke:        smokeFor(opts.key, argv, nil, extras),
 	}
 	if opts.unit != "" {
 		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}

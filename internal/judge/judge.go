@@ -1200,6 +1200,11 @@ func (j *Judge) smokeVerdict() *observe.Result {
 			Evidence: []string{"[vigil] " + r.Endpoint + ": " + r.Reason},
 			Hint:     AuthHint}
 	}
+	if r.Unchecked {
+		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady,
+			Summary:  fmt.Sprintf("%s is ready; its answers were not checked: its model generates no text, and vigil has no known answer for what it serves", orServer(j.server)),
+			Evidence: []string{"[vigil] " + r.Reason}}
+	}
 	if r.OK {
 		return &observe.Result{Verdict: v.Ready, Phase: v.PhaseReady,
 			Summary:  fmt.Sprintf("%s is ready and answered sanely in %s", orServer(j.server), fmtDur(r.Latency)),

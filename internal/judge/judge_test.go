@@ -1347,6 +1347,39 @@ func TestSmokeNoModel(t *testing.T) {
 	}
 }
 
+// TestSmokeUnchecked: a model that generates no text and serves nothing
+// vigil can judge (a classifier) is ready, its answers said not to be
+// checked; an embedding model's sane answer is readiness as a chat
+// model's is.
+func TestSmokeUnchecked(t *testing.T) {
+	tests := []struct {
+		name  string
+		smoke observe.SmokeResult
+		quote string
+	}{
+		{"classifier", observe.SmokeResult{Unchecked: true, Reason: "the model generates no text and serves neither embeddings nor a ranking (a classification or reward model?): /v1/embeddings HTTP 404, /v1/rerank HTTP 404"},
+			"its answers were not checked"},
+		{"embeddings", observe.SmokeResult{OK: true, Endpoint: "/v1/embeddings", Latency: 40 * time.Millisecond,
+			Answer: "3 embeddings of 1024 dimensions; cosine 0.91 to a paraphrase, 0.22 to an unrelated sentence"}, "answered sanely"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Server: "vllm", StallAfter: 4 * time.Second, Timeout: 40 * time.Second, Smoke: true}
+			t0 := time.Unix(1_800_000_000, 0)
+			j := New(cfg, t0)
+			j.Line(logline.Line{Text: "(APIServer pid=1) INFO 11-14 09:13:11 [launcher.py:46] Route: /v1/embeddings, Methods: POST"}, t0)
+			j.Line(logline.Line{Text: "(APIServer pid=1) INFO:     Application startup complete."}, t0)
+			j.Health(ok200, t0)
+			j.Tick(t0)
+			j.Smoke(tt.smoke, t0)
+			r := j.Tick(t0)
+			if r == nil || r.Verdict != v.Ready || !strings.Contains(r.Summary, tt.quote) {
+				t.Fatalf("got %+v; want ready saying %q", r, tt.quote)
+			}
+		})
+	}
+}
+
 // TestListenURL: the address a server prints where its HTTP server
 // listens is kept when the URL was guessed, whatever line says it (a
 // listening line, a ready line, a serving phase marker), and never when

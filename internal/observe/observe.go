@@ -85,11 +85,14 @@ type SmokeResult struct {
 	// about its answers.
 	Auth bool
 	// NoModel: the server lists no model to ask.
-	NoModel  bool
-	Reason   string
-	Answer   string
-	Endpoint string
-	Latency  time.Duration
+	NoModel bool
+	// Unchecked: the model generates no text and serves no API whose
+	// answers can be judged (a classification or reward model).
+	Unchecked bool
+	Reason    string
+	Answer    string
+	Endpoint  string
+	Latency   time.Duration
 }
 
 // PhaseSpan is one phase and when it started.

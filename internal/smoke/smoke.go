@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"vigil/internal/apikey"
+	"vigil/internal/classify"
 	"vigil/internal/lazyre"
 	"vigil/internal/openai"
 	"vigil/internal/redact"
@@ -39,6 +40,11 @@ type Options struct {
 	ExpectText *regexp.Regexp // the answer must match, when set
 	APIKey     string
 	HTTPClient *http.Client // nil: a default client
+	// Pooling: the server was started with a model that generates no
+	// text (its command line says so, classify.PoolingOf): an embedding
+	// model (classify.Embedding) is asked for embeddings, then a ranking,
+	// a reranker (classify.Ranking) for a ranking first.
+	Pooling string
 }
 
 // Result is the judgement of one smoke test.
@@ -58,12 +64,18 @@ type Result struct {
 	// NoModel is set when the server lists no model to ask (a
 	// llama-server in router mode started with none).
 	NoModel bool
+	// Unchecked is set when the model generates no text and serves none
+	// of the APIs whose answers are judged (a classification or reward
+	// model): nothing was learnt about its answers.
+	Unchecked bool
 }
 
 // Check asks the server Prompt and judges the answer. It tries the chat
 // API first, falls back to text completions when the server has no chat
 // route or no chat template, and to SGLang's /generate when the OpenAI
-// routes are missing. Requests are never retried.
+// routes are missing. A model that generates no text (Options.Pooling,
+// SGLang's model info, or no generation route at all) is asked for
+// embeddings, then a ranking (pooling.go). Requests are never retried.
 func Check(ctx context.Context, opts Options) Result {
 	res := check(ctx, opts)
 	// Nothing the server said may carry the key out, nor any other secret.
@@ -111,6 +123,16 @@ func check(ctx context.Context, opts Options) Result {
 		}
 	}
 
+	sglangLike := opts.Server == "" || opts.Server == "sglang" || opts.Server == "auto"
+	if opts.Pooling == "" && sglangLike {
+		if generates, known := generatesText(ctx, c); known && !generates {
+			opts.Pooling = classify.Embedding
+		}
+	}
+	if opts.Pooling != "" {
+		return checkPooling(ctx, c, res, opts.Pooling, nil, fail)
+	}
+
 	var tried []string
 	for _, a := range attempts(opts.Server) {
 		start := time.Now()
@@ -145,8 +167,53 @@ func check(ctx context.Context, opts Options) Result {
 		res.OK = true
 		return res
 	}
+	// No generation route: a model that generates none whose command
+	// line did not say so (vLLM registers the routes of its model's tasks
+	// alone).
+	return checkPooling(ctx, c, res, "", tried, fail)
+}
+
+// checkPooling asks a model that generates no text what it serves, after
+// the routes tried already. pooling is what its command line says it
+// serves (classify.PoolingOf), or "" when the model is not known to be
+// one: a server that then answers nothing has no generation endpoint.
+func checkPooling(ctx context.Context, c *openai.Client, res Result, pooling string, tried []string, fail func(string, error) Result) Result {
+	asks := poolingAttempts
+	if pooling == classify.Ranking {
+		// A reranker's embeddings are zeros (llama-server's --rerank).
+		asks = []poolingAttempt{poolingAttempts[1], poolingAttempts[0]}
+	}
+	for _, a := range asks {
+		start := time.Now()
+		answer, bad, err := a.ask(ctx, c, res.Model)
+		if err != nil {
+			if noPooling(err) {
+				tried = append(tried, a.path+" "+refusal(ctx, err))
+				continue
+			}
+			return fail(a.path, err)
+		}
+		res.Endpoint, res.Answer, res.Latency = a.path, answer, time.Since(start)
+		res.Reason, res.OK = bad, bad == ""
+		return res
+	}
+	if pooling != "" {
+		res.Unchecked = true
+		res.Reason = "the model generates no text and answered neither an embeddings nor a ranking request: " + strings.Join(tried, ", ")
+		return res
+	}
 	res.Reason = "no generation endpoint: " + strings.Join(tried, ", ")
 	return res
+}
+
+// refusal words a route's refusal: its status, and the server's message
+// unless the route is missing.
+func refusal(ctx context.Context, err error) string {
+	var se *openai.StatusError
+	if errors.As(err, &se) && se.Code == http.StatusNotFound {
+		return openai.Reason(err)
+	}
+	return reason(ctx, err, 0)
 }
 
 // attempt is one way of asking.

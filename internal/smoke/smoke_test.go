@@ -111,10 +111,11 @@ func TestCheck(t *testing.T) {
 		wantHits   []string
 	}{
 		{name: "chat answers", wantOK: true, wantPath: "/v1/chat/completions", wantModel: "Qwen/Qwen2.5-7B",
-			routes:   map[string]func(map[string]any) (int, string){"/v1/models": models("Qwen/Qwen2.5-7B"), "/v1/chat/completions": chat(paris)},
-			wantHits: []string{"GET /v1/models", "POST /v1/chat/completions", "POST /v1/chat/completions", "POST /v1/chat/completions"}},
+			routes: map[string]func(map[string]any) (int, string){"/v1/models": models("Qwen/Qwen2.5-7B"), "/v1/chat/completions": chat(paris)},
+			// (A server of unknown kind may be SGLang with an embedding model.)
+			wantHits: []string{"GET /v1/models", "GET /model_info", "GET /get_model_info", "POST /v1/chat/completions", "POST /v1/chat/completions", "POST /v1/chat/completions"}},
 		{name: "given model skips discovery", wantOK: true, wantPath: "/v1/chat/completions", wantModel: "m",
-			opts:     Options{Model: "m"},
+			opts:     Options{Model: "m", Server: "vllm"},
 			routes:   map[string]func(map[string]any) (int, string){"/v1/chat/completions": chat(paris)},
 			wantHits: []string{"POST /v1/chat/completions", "POST /v1/chat/completions", "POST /v1/chat/completions"}},
 		{name: "no chat route falls back to completions", wantOK: true, wantPath: "/v1/completions", wantModel: "base",
@@ -217,7 +218,7 @@ func TestCheckSendsKeyAndNeverRetries(t *testing.T) {
 	f := &fakeServer{routes: map[string]func(map[string]any) (int, string){"/v1/chat/completions": status(500, `{}`)}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	got := Check(t.Context(), Options{BaseURL: srv.URL, Model: "m", APIKey: "sk-123"})
+	got := Check(t.Context(), Options{BaseURL: srv.URL, Model: "m", Server: "vllm", APIKey: "sk-123"})
 	if got.OK || strings.Contains(got.Reason, "sk-123") {
 		t.Errorf("got %+v", got)
 	}
