@@ -52,3 +52,37 @@ func TestBenchGateFailsStartup(t *testing.T) {
 		})
 	}
 }
+
+// TestBenchSkipsAModelThatGeneratesNoText: run --bench of a server whose
+// command line starts it with an embedding model (SGLang's
+// --is-embedding) runs no generation benchmark, so a baseline it would
+// miss does not fail the startup; its smoke request asks for embeddings
+// and a ranking and, none served (the player answers every POST as a
+// generation request), says its answers were not checked.
+func TestBenchSkipsAModelThatGeneratesNoText(t *testing.T) {
+	needVigil(t)
+	t.Parallel()
+	takeSlot(t)
+	sb := newSandbox(t)
+	port := freePort(t)
+	pidfile := sb.path("server.pid")
+	killPidfileGroupAtEnd(t, pidfile)
+	p := startVigil(t, sb.env, "run", "--json", "--url", "http://127.0.0.1:"+strconv.Itoa(port),
+		"--bench=c=1;n=2;in=16;out=16;baseline=c=1:100000",
+		"--", vigilBin, "play", "builtin:sglang-ready", "--port", strconv.Itoa(port), "--pidfile", pidfile,
+		"--", "python3", "-m", "sglang.launch_server", "--model-path", "Alibaba-NLP/gte-Qwen2-1.5B-instruct", "--is-embedding")
+	if !p.wait(t, 120*time.Second) {
+		t.Fatalf("vigil did not finish\n%s", p.excerpt())
+	}
+	v := expectVerdict(t, p, "ready", "")
+	if !strings.Contains(v.str("summary"), "answers were not checked") {
+		t.Errorf("summary %q does not say the answers were not checked", v.str("summary"))
+	}
+	out := p.stdout.String()
+	if !strings.Contains(out, "no serving benchmark: the model generates no text") || strings.Contains(out, "running the serving benchmark") {
+		t.Errorf("the benchmark ran, or its skipping was not said\n%s", p.excerpt())
+	}
+	if !strings.Contains(out, "/v1/embeddings answered, but not with this API's answer") {
+		t.Errorf("the smoke request did not ask for embeddings\n%s", p.excerpt())
+	}
+}

@@ -189,6 +189,14 @@ func smokeFor(key string, argv []string, getenv func(string) string, extras map[
 	}
 }
 
+// smokeEndpoint is the route that answered the smoke request kept in
+// extras (smokeFor), or "".
+func smokeEndpoint(extras map[string]any) string {
+	m, _ := extras["smoke"].(map[string]any)
+	ep, _ := m["endpoint"].(string)
+	return ep
+}
+
 // finish records the startup in the history and shows the verdict; it
 // returns the startup's history id (0: not recorded).
 func finish(r render.Renderer, out monitor.Outcome, info render.Info, hist *startupHistory, model string, extras map[string]any, red *redact.Redactor) int64 {

@@ -24,6 +24,7 @@ import (
 	"vigil/internal/procstat"
 	"vigil/internal/redact"
 	"vigil/internal/render"
+	"vigil/internal/smoke"
 	"vigil/internal/statedir"
 	v "vigil/internal/verdict"
 )
@@ -223,7 +224,13 @@ func runRun(ctx context.Context, env *Env, opts *runOptions, argv []string) erro
 	if opts.stopWhenDone && res.Verdict == v.Ready {
 		defer proc.Stop(opts.grace, killNow)
 	}
-	if res.Verdict == v.Ready && opts.benchSpec != "" {
+	// A model that generates no text (an embedding model, a reranker) has
+	// no serving benchmark: its command line says so, or the route that
+	// answered the smoke request does.
+	noText := classify.PoolingOf(kind, words, env.Getenv) != "" || !smoke.Generates(smokeEndpoint(extras))
+	if res.Verdict == v.Ready && opts.benchSpec != "" && noText {
+		r.Note(time.Now(), "bench: no serving benchmark: the model generates no text")
+	} else if res.Verdict == v.Ready && opts.benchSpec != "" {
 		r.Note(time.Now(), "running the serving benchmark")
 		b, warn := benchAfterReady(ctx, env.IO.ErrOut, cmp.Or(out.URL, base), opts.key, opts.benchOpts, hist, res)
 		if warn != "" {

@@ -25,6 +25,12 @@ const (
 	rerankPath     = "/v1/rerank"
 )
 
+// Generates reports whether endpoint, the route that answered a smoke
+// request (Result.Endpoint, "" for none), is one that generates text.
+func Generates(endpoint string) bool {
+	return endpoint != embeddingsPath && endpoint != rerankPath
+}
+
 // embedTexts: the first two say the same thing in other words, the third
 // something else.
 var embedTexts = []string{
@@ -74,6 +80,9 @@ func askEmbeddings(ctx context.Context, c *openai.Client, model string) (string,
 			return "", "the embeddings hold NaN or infinity", nil
 		}
 		return "", "", err
+	}
+	if len(out.Data) == 0 {
+		return "", "", errNotServed
 	}
 	vecs := make([][]float64, len(embedTexts))
 	for _, d := range out.Data {
@@ -169,6 +178,9 @@ func askRerank(ctx context.Context, c *openai.Client, model string) (string, str
 		}
 		items = out.Results
 	}
+	if len(items) == 0 {
+		return "", "", errNotServed
+	}
 	scores := make([]*float64, len(rerankDocs))
 	for _, it := range items {
 		if it.Index < 0 || it.Index >= len(scores) {
@@ -202,6 +214,11 @@ func askRerank(ctx context.Context, c *openai.Client, model string) (string, str
 	return answer, "", nil
 }
 
+// errNotServed: the route answered, but not what the API answers (a
+// server that takes every POST for a generation request): it is not
+// judged as this API's answer.
+var errNotServed = errors.New("answered, but not with this API's answer")
+
 // nonFinite reports whether an answer failed to decode on a NaN or an
 // infinity, which JSON cannot carry and Python's json module writes.
 func nonFinite(err error) bool {
@@ -217,7 +234,7 @@ func nonFinite(err error) bool {
 // (llama.cpp without --rerank answers 501; with a model whose pooling is
 // "none" it answers 400 to the OpenAI embeddings route).
 func noPooling(err error) bool {
-	if noRoute(err) {
+	if noRoute(err) || errors.Is(err, errNotServed) {
 		return true
 	}
 	var se *openai.StatusError

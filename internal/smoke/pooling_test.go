@@ -95,6 +95,10 @@ func TestCheckPooling(t *testing.T) {
 				}
 				return "[1, 0]"
 			})}},
+		{name: "a route that answers every request alike is not judged", unchecked: true,
+			wantReason: "the model generates no text and answered neither an embeddings nor a ranking request: /v1/embeddings answered, but not with this API's answer, /v1/rerank answered, but not with this API's answer",
+			opts:       Options{Model: "m", Pooling: classify.Embedding},
+			routes:     map[string]func(map[string]any) (int, string){"/v1/embeddings": chat(paris), "/v1/rerank": chat(paris)}},
 		{name: "a missing embedding", wantReason: "no embedding for input 2 of 3", opts: Options{Model: "m", Pooling: classify.Embedding},
 			routes: map[string]func(map[string]any) (int, string){"/v1/embeddings": status(200, `{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[1,0.1]}]}`)}},
 		{name: "a reranker", wantOK: true, wantPath: "/v1/rerank", opts: Options{Model: "bge-reranker", Server: "vllm", Pooling: classify.Embedding},
