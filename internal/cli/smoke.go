@@ -41,7 +41,8 @@ a model with broken numerics comes up healthy and answers "!!!!!!!!".
 The API key comes from --api-key, else $VIGIL_API_KEY, else $OPENAI_API_KEY;
 it is never printed.
 
-Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
+Exit status: 0 a sane answer, 1 no answer, a bad one, or one that could not be
+judged (UNCHECKED), 2 usage error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if rawURL == "" {
@@ -86,7 +87,10 @@ Exit status: 0 a sane answer, 1 no answer or a bad one, 2 usage error.`,
 				}
 			} else {
 				status := "ok"
-				if !res.OK {
+				switch {
+				case res.Unchecked:
+					status = "UNCHECKED  " + res.Reason
+				case !res.OK:
 					status = "FAIL  " + res.Reason
 				}
 				fmt.Fprintf(io.Out, "%s\n  endpoint %s  model %s  latency %v\n", status,
