@@ -32,11 +32,13 @@ completions, and to SGLang's /generate when the OpenAI routes are missing.
 
 The answer must arrive within --timeout, be non-empty, not be garbage (runs of
 '!', replacement characters, one token repeated, a soup of scripts) and, with
---expect-text, match the regular expression. A model that generates no text
-(an embedding or reranking model: no generation route, or SGLang's
-/model_info says so) is asked for embeddings, else a ranking, and the numbers
-are judged: finite, not zero, a paraphrase closer than an unrelated sentence. A /health 200 proves none of this:
-a model with broken numerics comes up healthy and answers "!!!!!!!!".
+--expect-text, match the regular expression. A /health 200 proves none of
+this: a model with broken numerics comes up healthy and answers "!!!!!!!!".
+
+A model that generates no text (an embedding or reranking model: the server
+has no generation route, or SGLang's /model_info says so) is asked for
+embeddings, else a ranking, and the numbers are judged: finite, not zero, a
+paraphrase closer than an unrelated sentence, the answering document first.
 
 The API key comes from --api-key, else $VIGIL_API_KEY, else $OPENAI_API_KEY;
 it is never printed.
