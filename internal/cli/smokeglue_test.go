@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,7 @@ func TestSmokeForReadsTheCommandLine(t *testing.T) {
 				if strings.Contains(text, "France") {
 					v = "[1, 0.1]"
 				}
-				data = append(data, `{"index":`+string(rune('0'+i))+`,"embedding":`+v+`}`)
+				data = append(data, `{"index":`+strconv.Itoa(i)+`,"embedding":`+v+`}`)
 			}
 			io.WriteString(w, `{"data":[`+strings.Join(data, ",")+`]}`)
 		default:
