@@ -668,6 +668,27 @@ if want watch-at-once; then
     check watch-at-once ready/kept "$(verdict_of "$out")/$kept"
 fi
 
+# A server configured through its environment (as containers are: port,
+# route prefix and embeddings mode in LLAMA_ARG_ variables), watched with
+# --pid, --smoke and no --url: vigil reads the process's environment for
+# its address and mode, probes /llm/health ("/answered") and asks the
+# model for embeddings.
+if want watch-env; then
+    name=watch-env
+    log=$WORK/logs/$name.log out=$WORK/out/$name.json
+    port=$(free_port)
+    : >"$log"
+    (LLAMA_ARG_PORT=$port LLAMA_ARG_API_PREFIX=/llm LLAMA_ARG_EMBEDDINGS=1 exec "$LLAMA" -m "$M/tiny.gguf" --pooling mean >>"$log" 2>&1 </dev/null) &
+    SPID=$!
+    PIDS+=("$SPID")
+    wait_for "$log" 'loading model' 30 || true
+    timeout 90 "$VIGIL" watch --json --timeout 60s --smoke --pid "$SPID" --log "$log" >"$out" 2>"$WORK/out/$name.err"
+    stop_pid "$SPID"
+    answered=answered
+    grep -q '"code":200,"event":"health"' "$out" || answered=unanswered
+    check "$name" "ready/answered@/v1/embeddings" "$(verdict_of "$out")/$answered@$(event_of "$out" smoke endpoint)"
+fi
+
 # A server started in its own directory with --host NAME.sock listens on
 # the socket there, and says "listening on unix://NAME.sock"; vigil watch,
 # run from another directory with --pid and no --url, reads the process's

@@ -155,10 +155,15 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	}
 	var argv []string
 	dir := "" // the server's working directory, for a relative socket
+	// The server's environment, for the variables its kind reads its
+	// address and mode from (LLAMA_ARG_PORT, LLAMA_ARG_EMBEDDINGS); never
+	// for a key (see resolveKey below).
+	var serverEnv func(string) string
 	if opts.pid > 0 {
 		// The server's own words, out of a shell's -c script too.
 		argv = classify.ServerArgv(procfind.FS{}.Cmdline(opts.pid))
 		dir = procfind.FS{}.Cwd(opts.pid)
+		serverEnv = procfind.FS{}.Environ(opts.pid)
 	}
 	kind := opts.kind()
 	if kind == "" {
@@ -170,7 +175,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 	red := opts.red
 	base, guessed := opts.url, false
 	if base == "" {
-		base, guessed = classify.GuessURL(kind, argv, nil, dir), true
+		base, guessed = classify.GuessURL(kind, argv, serverEnv, dir), true
 	}
 	switch {
 	case opts.pid == 0 && stream != nil:
@@ -209,7 +214,7 @@ func runWatch(ctx context.Context, env *Env, opts *watchOptions) error {
 		// read from its socket (vLLM prints the 0 it was given).
 		AwaitAddress: guessed && classify.PicksAnyPort(argv),
 		HFHome:       procstat.DefaultHFHome(env.Getenv),
-		Smoke:        smokeFor(opts.key, argv, nil, extras),
+		Smoke:        smokeFor(opts.key, argv, serverEnv, extras),
 	}
 	if opts.unit != "" {
 		spec.Unit = &monitor.Unit{Name: opts.unit, User: opts.user, Info: unitInfo}

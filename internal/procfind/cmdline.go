@@ -66,6 +66,24 @@ func (p FS) Cwd(pid int) string {
 	return dir
 }
 
+// Environ returns a lookup of the environment the process started with
+// (/proc/PID/environ), or nil when it cannot be read (another user's
+// process, an ended one). Its values may be secrets: callers look up the
+// names they need and never show the rest.
+func (p FS) Environ(pid int) func(string) string {
+	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "environ"))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	vars := map[string]string{}
+	for _, kv := range strings.Split(strings.TrimRight(string(b), "\x00"), "\x00") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return func(name string) string { return vars[name] }
+}
+
 // OutputFile returns the regular file the process's standard output is
 // written to, else its standard error's: the log of a server started as
 // "server > server.log 2>&1". When neither is a file that can be read, err

@@ -414,6 +414,36 @@ func TestRealCwd(t *testing.T) {
 	}
 }
 
+// TestRealEnviron: a process's environment is the one it started with,
+// not the reader's; an ended process has none.
+func TestRealEnviron(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc here")
+	}
+	cmd := exec.Command("sleep", "5")
+	cmd.Env = []string{"LLAMA_ARG_PORT=9123", "EMPTY=", "WITH_EQUALS=a=b"}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var getenv func(string) string
+	// (Until its exec is done, the child's environment is its parent's.)
+	waitFor(t, "the child's environment", func() bool {
+		getenv = FS{}.Environ(cmd.Process.Pid)
+		return getenv != nil && getenv("LLAMA_ARG_PORT") != ""
+	})
+	for name, want := range map[string]string{"LLAMA_ARG_PORT": "9123", "EMPTY": "", "WITH_EQUALS": "a=b", "HOME": ""} {
+		if got := getenv(name); got != want {
+			t.Errorf("getenv(%q) = %q, want %q", name, got, want)
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if (FS{}).Environ(cmd.Process.Pid) != nil {
+		t.Error("Environ of an ended process is not nil")
+	}
+}
+
 // TestRealOutputFile: the file a process's output is redirected to is its
 // log; output to a pipe, /dev/null or a file since deleted is said to be
 // no file.
