@@ -189,6 +189,7 @@ func runScenario(t *testing.T, c scenarioCase, record func(scenarioResult)) {
 		t0        time.Time
 		logPath   string
 		playerEnd chan struct{} // watch mode: closed when the player exits
+		reap      func()        // watch mode: starts waiting for the player
 	)
 	if c.mode == "run" {
 		args := append([]string{"run", "--json", "--url", url}, sc.VigilArgs...)
@@ -213,9 +214,13 @@ func runScenario(t *testing.T, c scenarioCase, record func(scenarioResult)) {
 		if err := player.Start(); err != nil {
 			t.Fatalf("start the player: %v", err)
 		}
+		// The player is reaped once vigil has exited, as evaluate.py's is:
+		// one that ends before vigil attaches (a start that fails in 0.2
+		// s, on a busy machine) stays a zombie, which vigil finds and
+		// reads the exit status of, rather than no process at all.
 		playerEnd = make(chan struct{})
-		go func() { _ = player.Wait(); close(playerEnd) }()
-		t.Cleanup(func() { killGroup(player.Process.Pid); <-playerEnd })
+		reap = sync.OnceFunc(func() { go func() { _ = player.Wait(); close(playerEnd) }() })
+		t.Cleanup(func() { killGroup(player.Process.Pid); reap(); <-playerEnd })
 		t0 = time.Now()
 		vargs := append([]string{"watch", "--json", "--url", url, "--log", logPath,
 			"--pid", strconv.Itoa(player.Process.Pid)}, sc.VigilArgs...)
@@ -223,6 +228,9 @@ func runScenario(t *testing.T, c scenarioCase, record func(scenarioResult)) {
 	}
 	exited := v.wait(t, scenarioLimit)
 	elapsed := v.exited.Sub(t0).Seconds()
+	if reap != nil {
+		reap()
+	}
 
 	res := scenarioResult{id: sc.ID, mode: c.mode, checks: map[string]string{"verdict": ""}}
 	fail := func(check, format string, a ...any) {
