@@ -123,8 +123,7 @@ func check(ctx context.Context, opts Options) Result {
 		}
 	}
 
-	sglangLike := opts.Server == "" || opts.Server == "sglang" || opts.Server == "auto"
-	if opts.Pooling == "" && sglangLike {
+	if opts.Pooling == "" && maybeSGLang(opts.Server) {
 		if generates, known := generatesText(ctx, c); known && !generates {
 			opts.Pooling = classify.Embedding
 		}
@@ -230,10 +229,16 @@ func attempts(server string) []attempt {
 	}
 	// /generate means something else on TGI, so only SGLang (or an unknown
 	// server) gets to use it.
-	if server == "" || server == "sglang" || server == "auto" {
+	if maybeSGLang(server) {
 		list = append(list, attempt{path: openai.Generate.Path(), ask: askGenerate, unsupported: noRoute})
 	}
 	return list
+}
+
+// maybeSGLang: the server is SGLang, or of a kind not known, so SGLang's
+// own routes may be asked.
+func maybeSGLang(server string) bool {
+	return server == "" || server == "sglang" || server == "auto"
 }
 
 func askChat(ctx context.Context, c *openai.Client, model string, q question) (string, error) {
